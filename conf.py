@@ -1,0 +1,75 @@
+"""Sphinx configuration for Autograd Recipes.
+
+Build with ``nox -s docs`` (or ``sphinx-build -c . docs build/html/en``).
+Kept declarative: behaviour lives in the small extensions under docs/_ext.
+"""
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+
+project = "Autograd Recipes"
+author = "the autograd-recipes contributors"
+copyright = "2026, the autograd-recipes contributors"
+
+extensions = [
+    "myst_nb",
+    "sphinx_gallery.gen_gallery",
+    "sphinx_copybutton",
+    "recipe_guard",
+    "recipe_runtimes",
+]
+
+exclude_patterns = [
+    "_ext",
+    # sphinx-gallery writes notebooks next to its pages; myst-nb must not run them again
+    "recipes/**.ipynb",
+    "**.ipynb_checkpoints",
+]
+suppress_warnings = []
+nitpicky = True
+today_fmt = "%Y-%m-%d"
+
+# --- theme -------------------------------------------------------------------
+html_theme = "furo"
+html_title = project
+html_static_path = ["docs/_static"]
+html_last_updated_fmt = None
+html_show_sphinx = False
+
+# --- sphinx-gallery: the recipes -----------------------------------------------
+sphinx_gallery_conf = {
+    "examples_dirs": "../recipes",
+    "gallery_dirs": "recipes",
+    "filename_pattern": r"/plot_",
+    "within_subsection_order": "FileNameSortKey",
+    "download_all_examples": False,
+    "show_signature": False,
+    # The run time is shown by recipe_runtimes, outside the translatable text.
+    "min_reported_time": float("inf"),
+    # sphinx-gallery's own timing page loads jQuery and DataTables from CDNs.
+    "write_computation_times": False,
+    "reset_modules": ("matplotlib", "recipe_guard.prepare_recipe"),
+    "reset_modules_order": "both",
+}
+recipe_timeout = 60  # seconds; a recipe running longer fails the build
+
+# --- myst-nb: executed pages -----------------------------------------------------
+nb_execution_mode = "cache"
+nb_execution_cache_path = str(ROOT / "build" / ".jupyter_cache")
+nb_execution_raise_on_error = True
+nb_execution_show_tb = True
+nb_execution_timeout = 60
+nb_kernel_rgx_aliases = {".*": "python3"}
+nb_ipywidgets_js = {}
+myst_enable_extensions = ["dollarmath", "colon_fence"]
+
+# --- copy buttons: code only, never prompts or output -----------------------------
+copybutton_selector = (
+    "div[class*='highlight-']:not(.sphx-glr-script-out):not(.output) > div.highlight > pre"
+)
+copybutton_prompt_text = r">>> |\.\.\. "
+copybutton_prompt_is_regexp = True
+copybutton_only_copy_prompt_lines = True

@@ -1,0 +1,32 @@
+"""Contributor tasks: ``nox -s docs``, ``nox -s tests``, ``nox -s serve``."""
+
+import nox
+
+nox.options.reuse_venv = "yes"  # torch is large: create each environment once
+nox.options.sessions = ["docs"]
+
+
+def install(session):
+    session.install("-r", "requirements.txt")
+
+
+@nox.session
+def docs(session):
+    """Build the site into build/html/ (warnings are errors)."""
+    install(session)
+    session.run("python", "docs/build.py", *session.posargs)
+
+
+@nox.session
+def tests(session):
+    """Doctests, recipe checks, and full builds of fresh copies of the site."""
+    install(session)
+    session.run("pytest", *session.posargs)
+
+
+@nox.session(venv_backend="none")
+def serve(session):
+    """Serve the built site on http://127.0.0.1:8000/ (run ``nox -s docs`` first)."""
+    port = session.posargs[0] if session.posargs else "8000"
+    session.run("python3", "-m", "http.server", port, "--bind", "127.0.0.1",
+                "--directory", "build/html")

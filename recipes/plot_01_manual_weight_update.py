@@ -1,0 +1,84 @@
+"""
+Changing weights by hand under ``torch.no_grad()``
+==================================================
+
+A hand-written SGD step, ``w.add_(w.grad, alpha=-lr)``, is an in-place change of a
+leaf tensor that requires grad. Autograd refuses it while it is recording; the
+fix is to stop recording for the update with ``torch.no_grad()``, which leaves
+``w`` a leaf that still requires grad, so the next step trains as before.
+"""
+
+# %%
+# A small checker
+# ---------------
+# The failing snippets on this page run inside ``expect_error``: it prints the
+# error torch raised and stops the page's build if torch stops raising it.
+# You do not need it in your own code.
+import contextlib
+
+import torch
+
+
+@contextlib.contextmanager
+def expect_error(kind, text):
+    try:
+        yield
+    except Exception as err:
+        if type(err) is not kind or text not in str(err):
+            raise AssertionError(
+                f"expected {kind.__name__} with {text!r}, got {type(err).__name__}: {err}"
+            ) from err
+        print(f"{kind.__name__}: {err}")
+    else:
+        raise AssertionError(f"expected {kind.__name__} with {text!r}; nothing was raised")
+
+
+# %%
+# The pitfall: updating a leaf while autograd records
+# ---------------------------------------------------
+# ``w`` is a leaf (created by us) with ``requires_grad=True``. An in-place
+# update of it while gradient mode is on is refused outright (``w -= lr * w.grad``
+# is refused the same way).
+torch.manual_seed(0)
+x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+target = torch.tensor([1.0, 0.0])
+w = torch.tensor([0.5, -0.5], requires_grad=True)
+
+loss = ((x @ w - target) ** 2).mean()
+loss.backward()
+lr = 0.1
+with expect_error(RuntimeError, "a leaf Variable that requires grad"):
+    w.add_(w.grad, alpha=-lr)
+
+# %%
+# A tempting workaround, ``w = w - lr * w.grad``, raises nothing but replaces
+# the leaf with a new tensor computed *from* it: the result is no longer a leaf,
+# so the next ``backward()`` leaves its ``.grad`` empty and training silently
+# stops updating it.
+w_rebound = w - lr * w.grad
+print("is_leaf:", w_rebound.is_leaf, "| grad_fn:", type(w_rebound.grad_fn).__name__)
+
+# %%
+# The safe version
+# ----------------
+# Inside ``torch.no_grad()`` the update is not recorded, so it is allowed.
+# ``w`` stays the same leaf object, still requires grad, and its gradient must
+# be cleared before the next backward pass (gradients accumulate).
+w_before = w.detach().clone()
+with torch.no_grad():
+    w.add_(w.grad, alpha=-lr)
+w.grad = None
+print("w after one step:", w)
+print("same leaf, still trainable:", w.is_leaf, w.requires_grad)
+
+# %%
+# Proof that it is right: the same step made by ``torch.optim.SGD`` from the
+# same starting point gives the same weights, to the last bit. (SGD also uses
+# ``add_(grad, alpha=-lr)``; ``w -= lr * w.grad`` rounds twice and can differ
+# from it in the last bit.)
+w_ref = w_before.clone().requires_grad_(True)
+opt = torch.optim.SGD([w_ref], lr=lr)
+((x @ w_ref - target) ** 2).mean().backward()
+opt.step()
+print("matches torch.optim.SGD:", torch.equal(w.detach(), w_ref.detach()))
+assert torch.equal(w.detach(), w_ref.detach())

@@ -1,0 +1,142 @@
+"""
+Residual connections: ``out.add_(identity)`` vs ``out + identity``
+===================================================================
+
+Adding the shortcut in place is sometimes fine and sometimes not, and the rule
+is not "never": ``out += identity`` breaks backward only when the op that made
+``out`` saved its output for the backward pass (ReLU, sigmoid, tanh, exp, …).
+A second trap raises nothing at all: ``out = x`` is not a copy, so adding into
+``out`` writes into the caller's input. ``out = f(x) + identity`` avoids both.
+"""
+
+# %%
+# A small checker
+# ---------------
+# The failing snippets on this page run inside ``expect_error``: it prints the
+# error torch raised and stops the page's build if torch stops raising it.
+# You do not need it in your own code.
+import contextlib
+
+import torch
+
+
+@contextlib.contextmanager
+def expect_error(kind, text):
+    try:
+        yield
+    except Exception as err:
+        if type(err) is not kind or text not in str(err):
+            raise AssertionError(
+                f"expected {kind.__name__} with {text!r}, got {type(err).__name__}: {err}"
+            ) from err
+        print(f"{kind.__name__}: {err}")
+    else:
+        raise AssertionError(f"expected {kind.__name__} with {text!r}; nothing was raised")
+
+
+# %%
+# When in place is fine: adding after a convolution and batch norm
+# ----------------------------------------------------------------
+# A convolution saves its *input* and weight for backward, batch norm saves its
+# input, and neither needs its own output. So adding the shortcut into the
+# batch-norm output in place is safe; torchvision's ResNet blocks do exactly this.
+torch.manual_seed(0)
+conv = torch.nn.Conv2d(4, 4, kernel_size=3, padding=1)
+bn = torch.nn.BatchNorm2d(4)
+x = torch.randn(2, 4, 8, 8, requires_grad=True)
+
+
+def block_inplace(x):
+    identity = x
+    out = bn(conv(x))
+    out += identity  # in place, into a tensor nobody saved
+    return torch.relu(out)
+
+
+def block_reference(x):
+    return torch.relu(bn(conv(x)) + x)
+
+
+grads_inplace = torch.autograd.grad(block_inplace(x).sum(), [x, conv.weight])
+grads_reference = torch.autograd.grad(block_reference(x).sum(), [x, conv.weight])
+print("same gradients as out-of-place:",
+      all(torch.allclose(a, b) for a, b in zip(grads_inplace, grads_reference)))
+
+# %%
+# The pitfall, loud: adding into an output that backward needs
+# -------------------------------------------------------------
+# ``torch.relu`` saves its result to compute its gradient. Adding the shortcut
+# into that result in place bumps the tensor's version counter, and backward
+# refuses to use the changed value.
+
+
+def block_relu_then_add(x):
+    identity = x
+    out = torch.relu(conv(x))
+    out.add_(identity)
+    return out
+
+
+out = block_relu_then_add(x)
+print("version of out after add_:", out._version)
+with expect_error(RuntimeError, "modified by an inplace operation"):
+    out.sum().backward()
+
+# %%
+# The pitfall, silent: ``out = x`` is not a copy
+# ----------------------------------------------
+# A block that starts from its input and accumulates into it changes the
+# caller's tensor. Nothing raises when the input does not require grad (a batch
+# of data, say): the same batch gives a different answer the second time.
+linear = torch.nn.Linear(3, 3)
+
+
+def block_accumulate_into_input(x):
+    out = x
+    out += linear(x)  # writes into x itself
+    return out
+
+
+batch = torch.ones(2, 3)
+with torch.no_grad():
+    first = block_accumulate_into_input(batch).clone()
+    second = block_accumulate_into_input(batch).clone()
+print("batch was changed by the forward pass:", not torch.equal(batch, torch.ones(2, 3)))
+print("first call :", first[0])
+print("second call:", second[0])
+
+# %%
+# The safe version
+# ----------------
+# ``out = f(x) + identity`` allocates a new tensor, leaves the input alone and
+# works after any op. The same data now gives the same answer every time:
+
+
+def block_add_out_of_place(x):
+    return linear(x) + x
+
+
+batch = torch.ones(2, 3)
+with torch.no_grad():
+    first = block_add_out_of_place(batch)
+    second = block_add_out_of_place(batch)
+print("input untouched:", torch.equal(batch, torch.ones(2, 3)),
+      "| repeatable:", torch.equal(first, second))
+assert torch.equal(batch, torch.ones(2, 3)) and torch.equal(first, second)
+
+# %%
+# And with ReLU before the shortcut, backward works and its gradients are
+# right: ``gradcheck`` compares them with finite differences in float64.
+conv64 = torch.nn.Conv2d(2, 2, kernel_size=3, padding=1).double()
+
+
+def block_relu_then_add_safe(x):
+    identity = x
+    out = torch.relu(conv64(x))
+    return out + identity
+
+
+x64 = torch.randn(1, 2, 4, 4, dtype=torch.float64, requires_grad=True)
+passed = torch.autograd.gradcheck(block_relu_then_add_safe, (x64,))
+print("gradcheck passed:", passed)
+assert passed

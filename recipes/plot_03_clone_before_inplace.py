@@ -1,0 +1,84 @@
+"""
+``clone()`` before changing a tensor that needs gradients
+=========================================================
+
+Two tensors cannot be changed in place while autograd records: a leaf that
+requires grad, and any tensor that an op saved for its backward pass.
+``clone()`` gives you a new tensor that you may change freely *and* keeps the
+path back to the original, so gradients still flow. ``detach().clone()`` also
+lets you change it, but cuts the path: that one fails silently.
+"""
+
+# %%
+# A small checker
+# ---------------
+# The failing snippets on this page run inside ``expect_error``: it prints the
+# error torch raised and stops the page's build if torch stops raising it.
+# You do not need it in your own code.
+import contextlib
+
+import torch
+
+
+@contextlib.contextmanager
+def expect_error(kind, text):
+    try:
+        yield
+    except Exception as err:
+        if type(err) is not kind or text not in str(err):
+            raise AssertionError(
+                f"expected {kind.__name__} with {text!r}, got {type(err).__name__}: {err}"
+            ) from err
+        print(f"{kind.__name__}: {err}")
+    else:
+        raise AssertionError(f"expected {kind.__name__} with {text!r}; nothing was raised")
+
+
+# %%
+# Pitfall 1: the leaf itself
+# --------------------------
+torch.manual_seed(0)
+x = torch.randn(5, requires_grad=True)
+with expect_error(RuntimeError, "a leaf Variable that requires grad"):
+    x.add_(1)
+
+# %%
+# Pitfall 2: a tensor saved for backward
+# --------------------------------------
+# ``exp`` saves its result (the derivative of ``exp`` is ``exp``). Changing that
+# result in place is allowed at the time, but every in-place change bumps the
+# tensor's version counter, and backward checks it.
+y = x.exp()
+print("version before:", y._version)
+y.add_(1)
+print("version after add_:", y._version)
+with expect_error(RuntimeError, "modified by an inplace operation"):
+    y.sum().backward()
+
+# %%
+# Pitfall 3, silent: ``detach().clone()``
+# ---------------------------------------
+# This copy can be changed, but it has left the graph: the result does not
+# require grad, and anything computed from it contributes no gradient to ``x``.
+z = x.detach().clone().add_(1)
+print("requires_grad:", z.requires_grad, "| grad_fn:", z.grad_fn)
+
+# %%
+# The safe version: ``clone()`` then change
+# -----------------------------------------
+# ``clone()`` is recorded by autograd (its gradient is the identity), so the
+# in-place change after it is recorded too and backward reaches ``x``.
+y = x.exp()
+z = y.clone()
+z.add_(1)
+grad_clone = torch.autograd.grad(z.sum(), x)[0]
+
+# %%
+# Proof: the same gradient as the out-of-place expression ``exp(x) + 1``,
+# whose derivative is ``exp(x)``.
+grad_reference = torch.autograd.grad((x.exp() + 1).sum(), x)[0]
+print("gradient via clone():", grad_clone)
+print("out-of-place gradient:", grad_reference)
+print("equal:", torch.equal(grad_clone, grad_reference),
+      "| equals exp(x):", torch.equal(grad_clone, x.detach().exp()))
+assert torch.equal(grad_clone, grad_reference)

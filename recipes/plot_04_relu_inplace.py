@@ -1,0 +1,110 @@
+"""
+``nn.ReLU(inplace=True)``: when it is safe
+==========================================
+
+An in-place ReLU writes its result over its input instead of allocating a new
+tensor. That is safe when nothing reads the input afterwards: not your own
+code (a skip connection) and not autograd (an op that saved the tensor for its
+backward pass). Break the first rule and the model silently computes something
+else; break the second and backward raises an error.
+"""
+
+# %%
+# A small checker
+# ---------------
+# The failing snippets on this page run inside ``expect_error``: it prints the
+# error torch raised and stops the page's build if torch stops raising it.
+# You do not need it in your own code.
+import contextlib
+
+import torch
+
+
+@contextlib.contextmanager
+def expect_error(kind, text):
+    try:
+        yield
+    except Exception as err:
+        if type(err) is not kind or text not in str(err):
+            raise AssertionError(
+                f"expected {kind.__name__} with {text!r}, got {type(err).__name__}: {err}"
+            ) from err
+        print(f"{kind.__name__}: {err}")
+    else:
+        raise AssertionError(f"expected {kind.__name__} with {text!r}; nothing was raised")
+
+
+# %%
+# Safe: straight after a linear layer
+# -----------------------------------
+# ``nn.Linear`` saves its input, not its output, so ReLU may overwrite the
+# output. The in-place model gives exactly the same outputs and gradients as
+# the same model with ``inplace=False``, and reuses the linear layer's memory.
+import copy
+
+torch.manual_seed(0)
+model = torch.nn.Sequential(
+    torch.nn.Linear(8, 16), torch.nn.ReLU(inplace=True), torch.nn.Linear(16, 1)
+)
+reference = copy.deepcopy(model)
+reference[1] = torch.nn.ReLU(inplace=False)
+
+x = torch.randn(4, 8)
+out, out_ref = model(x), reference(x)
+grads = torch.autograd.grad(out.sum(), list(model.parameters()))
+grads_ref = torch.autograd.grad(out_ref.sum(), list(reference.parameters()))
+print("outputs equal:", torch.equal(out, out_ref))
+print("gradients equal:", all(torch.equal(a, b) for a, b in zip(grads, grads_ref)))
+
+h = model[0](x)
+print("ReLU returned the same memory:", model[1](h).data_ptr() == h.data_ptr())
+
+# %%
+# Silent: the input is still needed by your own code
+# --------------------------------------------------
+# A block that adds its pre-activation ``h`` back after the ReLU. With
+# ``inplace=True`` the ReLU has already overwritten ``h``, so the block adds
+# ``relu(h)`` instead. No error; the numbers are just different.
+linear1, linear2 = torch.nn.Linear(8, 8), torch.nn.Linear(8, 8)
+
+
+def block(x, relu):
+    h = linear1(x)
+    return linear2(relu(h)) + h
+
+
+with torch.no_grad():
+    wrong = block(x, torch.nn.ReLU(inplace=True))
+    right = block(x, torch.nn.ReLU(inplace=False))
+print("outputs equal:", torch.equal(wrong, right))
+print("largest difference:", (wrong - right).abs().max().item())
+
+# %%
+# Loud: the input was saved for backward
+# --------------------------------------
+# ``tanh`` saves its output to compute its gradient. An in-place ReLU on that
+# output changes it, and backward refuses to run.
+a = torch.tanh(linear1(x))
+torch.nn.ReLU(inplace=True)(a)
+with expect_error(RuntimeError, "which is output 0 of Tanh,"):
+    a.sum().backward()
+
+# %%
+# Loud: the input is a leaf that requires grad
+# --------------------------------------------
+leaf = torch.randn(3, requires_grad=True)
+with expect_error(RuntimeError, "a leaf Variable that requires grad"):
+    torch.nn.ReLU(inplace=True)(leaf)
+
+# %%
+# The safe version of the skip block
+# ----------------------------------
+# Keep ``inplace=False`` (the default) wherever the input is read again. The
+# block then agrees with its formula, ``linear2(relu(h)) + h``, written out
+# with ``torch.clamp``:
+with torch.no_grad():
+    h = linear1(x)
+    by_formula = linear2(torch.clamp(h, min=0)) + h
+    safe = block(x, torch.nn.ReLU())
+print("matches the formula:", torch.equal(safe, by_formula))
+assert torch.equal(safe, by_formula)

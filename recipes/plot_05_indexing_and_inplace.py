@@ -1,0 +1,102 @@
+"""
+Indexing and slicing with in-place operations
+=============================================
+
+Whether ``t[...].add_(1)`` changes ``t`` depends on the index. A slice
+(``t[0:2]``) is a *view*: the change reaches ``t``, and autograd treats it as a
+change of ``t`` itself. An index tensor or a mask (``t[idx]``) makes a *copy*:
+the change is lost without a word. Assignment, ``t[idx] = v``, always writes
+into ``t``. The safe pattern: clone, then assign, or build a new tensor with an
+out-of-place op such as ``index_add``.
+"""
+
+# %%
+# A small checker
+# ---------------
+# The failing snippets on this page run inside ``expect_error``: it prints the
+# error torch raised and stops the page's build if torch stops raising it.
+# You do not need it in your own code.
+import contextlib
+
+import torch
+
+
+@contextlib.contextmanager
+def expect_error(kind, text):
+    try:
+        yield
+    except Exception as err:
+        if type(err) is not kind or text not in str(err):
+            raise AssertionError(
+                f"expected {kind.__name__} with {text!r}, got {type(err).__name__}: {err}"
+            ) from err
+        print(f"{kind.__name__}: {err}")
+    else:
+        raise AssertionError(f"expected {kind.__name__} with {text!r}; nothing was raised")
+
+
+# %%
+# Silent: an in-place op on an index-tensor copy
+# ----------------------------------------------
+# ``data[index]`` with a tensor of indices copies the selected values. ``add_``
+# changes the copy, which is then thrown away. No error, and ``data`` is unchanged.
+data = torch.zeros(5, requires_grad=True)
+index = torch.tensor([0, 2])
+data[index].add_(1)
+print("data after data[index].add_(1):", data)
+
+# %%
+# Loud: an in-place op on a slice of a leaf
+# -----------------------------------------
+# A slice is a view of the leaf's memory, so the change would write into the
+# leaf while autograd records: refused.
+with expect_error(RuntimeError, "a view of a leaf Variable that requires grad"):
+    data[0:2].add_(1)
+
+# %%
+# Loud: masked assignment into a tensor saved for backward
+# --------------------------------------------------------
+# ``h[h > 2] = 0`` writes into ``h``. If ``h`` came from ``exp`` (which saves its
+# output), backward fails.
+torch.manual_seed(0)
+x = torch.randn(6, requires_grad=True)
+h = x.exp()
+h[h > 2] = 0
+with expect_error(RuntimeError, "modified by an inplace operation"):
+    h.sum().backward()
+
+# %%
+# The safe versions
+# -----------------
+# Clone, then assign: the assignment writes into the clone, which autograd
+# records, and the gradient reaches ``data``.
+new_data = data.clone()
+new_data[index] = new_data[index] + 1.0
+print("new_data:", new_data)
+grad_clone = torch.autograd.grad((new_data * torch.arange(5.0)).sum(), data)[0]
+
+# %%
+# Or with no in-place op at all: ``index_add`` returns a new tensor.
+ones = torch.ones(len(index))
+new_data_oop = data.index_add(0, index, ones)
+grad_oop = torch.autograd.grad((new_data_oop * torch.arange(5.0)).sum(), data)[0]
+print("same values:", torch.equal(new_data, new_data_oop))
+
+# %%
+# Proof: adding a constant does not change the derivative, so the gradient of
+# ``sum(new_data * [0, 1, 2, 3, 4])`` with respect to ``data`` must be exactly
+# ``[0, 1, 2, 3, 4]``, by both routes.
+print("gradient via clone + assign:", grad_clone)
+print("gradient via index_add:     ", grad_oop)
+assert torch.equal(grad_clone, torch.arange(5.0)) and torch.equal(grad_oop, grad_clone)
+
+# %%
+# For the masked case, ``torch.where`` makes a new tensor instead of writing
+# into ``h``; its gradient matches the formula: ``exp(x)`` where ``exp(x) <= 2``,
+# else 0.
+h = x.exp()
+h_masked = torch.where(h > 2, torch.zeros_like(h), h)
+grad_where = torch.autograd.grad(h_masked.sum(), x)[0]
+expected = torch.where(x.exp() > 2, 0.0, x.exp()).detach()
+print("torch.where gradient matches the formula:", torch.equal(grad_where, expected))
+assert torch.equal(grad_where, expected)

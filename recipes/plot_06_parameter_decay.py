@@ -1,0 +1,106 @@
+"""
+Decaying parameters by hand: ``.data`` vs ``torch.no_grad()``
+=============================================================
+
+Shrinking weights outside an optimizer (``p *= 0.9``) is an in-place change of
+a leaf that requires grad. ``p.data.mul_(0.9)`` gets past autograd's check by
+hiding the change from it, including from the version counter that protects a
+pending backward pass: gradients are then computed from the wrong weights with
+no error. ``torch.no_grad()`` allows the change *and* keeps that protection.
+"""
+
+# %%
+# A small checker
+# ---------------
+# The failing snippets on this page run inside ``expect_error``: it prints the
+# error torch raised and stops the page's build if torch stops raising it.
+# You do not need it in your own code.
+import contextlib
+
+import torch
+
+
+@contextlib.contextmanager
+def expect_error(kind, text):
+    try:
+        yield
+    except Exception as err:
+        if type(err) is not kind or text not in str(err):
+            raise AssertionError(
+                f"expected {kind.__name__} with {text!r}, got {type(err).__name__}: {err}"
+            ) from err
+        print(f"{kind.__name__}: {err}")
+    else:
+        raise AssertionError(f"expected {kind.__name__} with {text!r}; nothing was raised")
+
+
+# %%
+# Setup: a pending backward pass
+# ------------------------------
+# ``x`` requires grad (think of an input you differentiate, or an earlier
+# layer), so the multiplication saves ``w`` to compute ``x``'s gradient. The
+# correct gradient of ``sum(w * x)`` with respect to ``x`` is ``w`` as it was in
+# the forward pass.
+decay = 0.9
+w_start = torch.tensor([1.0, 2.0, 3.0])
+
+
+def fresh():
+    w = torch.nn.Parameter(w_start.clone())
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    return w, x
+
+
+w, x = fresh()
+with expect_error(RuntimeError, "a leaf Variable that requires grad"):
+    w.mul_(decay)
+
+# %%
+# Silent: ``.data`` between forward and backward
+# ----------------------------------------------
+w, x = fresh()
+loss = (w * x).sum()
+w.data.mul_(decay)
+loss.backward()
+print("x.grad with .data decay:", x.grad)
+print("correct x.grad (w in the forward pass):", w_start)
+print("version counter saw the change:", w._version != 0)
+
+# %%
+# Loud: ``torch.no_grad()`` between forward and backward
+# ------------------------------------------------------
+# The same change under ``no_grad`` bumps the version counter, so backward
+# notices that a value it saved has changed and stops.
+w, x = fresh()
+loss = (w * x).sum()
+with torch.no_grad():
+    w.mul_(decay)
+with expect_error(RuntimeError, "modified by an inplace operation"):
+    loss.backward()
+
+# %%
+# The safe version
+# ----------------
+# Finish backward first, then decay under ``torch.no_grad()``. ``w`` stays the
+# same trainable leaf.
+w, x = fresh()
+loss = (w * x).sum()
+loss.backward()
+with torch.no_grad():
+    w.mul_(decay)
+print("x.grad:", x.grad)
+print("w:", w)
+
+# %%
+# Proof: the gradient is the pre-decay weight, the weight is exactly the
+# decayed one, and it is still a leaf that requires grad.
+assert torch.equal(x.grad, w_start)
+assert torch.equal(w.detach(), w_start * decay)
+assert w.is_leaf and w.requires_grad
+print("all checks passed")
+
+# %%
+# In a training loop, prefer to let the optimizer do it:
+# ``torch.optim.AdamW(params, weight_decay=...)`` applies decoupled decay, and
+# ``torch.optim.SGD(params, weight_decay=...)`` adds ``weight_decay * p`` to the
+# gradient.

@@ -1,0 +1,111 @@
+"""
+Accumulating statistics with ``detach()``
+=========================================
+
+Summing a loss or an output across batches for logging looks harmless:
+``total.add_(out.sum())``. If ``out`` requires grad, the running total joins the
+autograd graph, and that graph, with every batch's saved activations, stays
+alive as long as the total does. It grows with every batch. ``detach()`` (or
+``.item()``) adds the value only, and the numbers come out the same.
+"""
+
+# %%
+# A small checker
+# ---------------
+# The failing snippets on this page run inside ``expect_error``: it prints the
+# error torch raised and stops the page's build if torch stops raising it.
+# You do not need it in your own code.
+import contextlib
+
+import torch
+
+
+@contextlib.contextmanager
+def expect_error(kind, text):
+    try:
+        yield
+    except Exception as err:
+        if type(err) is not kind or text not in str(err):
+            raise AssertionError(
+                f"expected {kind.__name__} with {text!r}, got {type(err).__name__}: {err}"
+            ) from err
+        print(f"{kind.__name__}: {err}")
+    else:
+        raise AssertionError(f"expected {kind.__name__} with {text!r}; nothing was raised")
+
+
+# %%
+# Measuring what a graph keeps alive
+# ----------------------------------
+# Walk the graph behind a tensor and add up the tensors its nodes saved for
+# backward (attributes named ``_saved_*``).
+
+
+def graph_size(t):
+    nodes, saved_bytes, seen, stack = 0, 0, set(), [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        nodes += 1
+        for name in dir(node):
+            if name.startswith("_saved_"):
+                value = getattr(node, name)
+                if isinstance(value, torch.Tensor):
+                    saved_bytes += value.numel() * value.element_size()
+        stack.extend(next_node for next_node, _ in node.next_functions)
+    return nodes, saved_bytes
+
+
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.Tanh(), torch.nn.Linear(256, 1))
+batches = [torch.randn(32, 64) for _ in range(10)]
+
+# %%
+# The pitfall: accumulating the output itself
+# -------------------------------------------
+total = torch.zeros(1)
+for batch in batches:
+    total.add_(model(batch).sum())
+print("total requires grad:", total.requires_grad, "| grad_fn:", type(total.grad_fn).__name__)
+print("graph nodes and saved bytes kept alive:", graph_size(total))
+
+# %%
+# The cost grows with every batch: with 20 batches the graph is twice as big.
+total_20 = torch.zeros(1)
+for batch in batches + batches:
+    total_20.add_(model(batch).sum())
+print("after 20 batches:", graph_size(total_20))
+
+# %%
+# It is not only memory: the total still needs autograd's rules. Changing the
+# model's weights in place afterwards, as an optimizer step does, and then
+# using the total in backward fails.
+with torch.no_grad():
+    model[2].weight.mul_(0.5)
+with expect_error(RuntimeError, "modified by an inplace operation"):
+    total.backward()
+with torch.no_grad():
+    model[2].weight.mul_(2.0)
+
+# %%
+# The safe version
+# ----------------
+# ``detach()`` adds the value and nothing else; ``.item()`` gives a Python float.
+total_detached = torch.zeros(1)
+total_float = 0.0
+for batch in batches:
+    out = model(batch)
+    total_detached.add_(out.detach().sum())
+    total_float += out.sum().item()
+print("requires grad:", total_detached.requires_grad, "| graph:", graph_size(total_detached))
+
+# %%
+# Proof: the statistics agree with a pass that never built a graph at all.
+with torch.no_grad():
+    total_no_graph = sum(model(batch).sum() for batch in batches)
+print("detach():", total_detached.item(), "| .item():", total_float,
+      "| no graph:", total_no_graph.item())
+assert torch.allclose(total_detached, total_no_graph.reshape(1))
+assert abs(total_float - total_no_graph.item()) < 1e-3

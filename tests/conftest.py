@@ -1,0 +1,39 @@
+"""Shared helpers: the project root, and fresh copies of the project to build."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RECIPES = sorted((ROOT / "recipes").glob("plot_*.py"))
+# Build outputs and caches stay behind: each copy starts cold.
+_NOT_COPIED = shutil.ignore_patterns("build", ".git", ".nox", "__pycache__", ".pytest_cache")
+
+
+def copy_project(dest):
+    """A copy of the project's sources, without build outputs or caches."""
+    shutil.copytree(ROOT, dest, ignore=_NOT_COPIED)
+    shutil.rmtree(dest / "docs" / "recipes", ignore_errors=True)  # generated gallery
+    return dest
+
+
+def build_site(project, *extra, timeout=900):
+    """Build ``project`` with its own docs/build.py; return (exit code, all output)."""
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    result = subprocess.run(
+        [sys.executable, "docs/build.py", *extra], cwd=project, env=env,
+        capture_output=True, text=True, timeout=timeout,
+    )
+    return result.returncode, result.stdout + result.stderr
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory):
+    """One fresh, cold, full build of a copy of the project, shared by the site tests."""
+    project = copy_project(tmp_path_factory.mktemp("site") / "project")
+    code, output = build_site(project)
+    return project, code, output

@@ -1,0 +1,52 @@
+"""A recipe whose claims stop holding must fail the build, loudly and by name.
+
+Each test changes a fresh copy of the project and builds it.
+"""
+
+from conftest import build_site, copy_project
+
+
+def break_recipe(project, name, old, new):
+    path = project / "recipes" / name
+    source = path.read_text()
+    assert old in source, f"{old!r} not in {name}"
+    path.write_text(source.replace(old, new, 1))
+
+
+def test_failing_snippet_that_stops_failing_fails_the_build(tmp_path):
+    project = copy_project(tmp_path / "project")
+    # the leaf update, made legal: the snippet no longer raises
+    break_recipe(
+        project, "plot_03_clone_before_inplace.py",
+        'with expect_error(RuntimeError, "a leaf Variable that requires grad"):\n    x.add_(1)',
+        'with expect_error(RuntimeError, "a leaf Variable that requires grad"):\n    x.detach().add_(1)',
+    )
+    code, output = build_site(project)
+    assert code != 0
+    assert "plot_03_clone_before_inplace.py unexpectedly failed" in output
+    assert "expected RuntimeError with 'a leaf Variable that requires grad'; nothing was raised" in output
+
+
+def test_snippet_failing_with_another_message_fails_the_build(tmp_path):
+    project = copy_project(tmp_path / "project")
+    break_recipe(
+        project, "plot_05_indexing_and_inplace.py",
+        '"a view of a leaf Variable that requires grad"', '"a view of a leaf tensor"',
+    )
+    code, output = build_site(project)
+    assert code != 0
+    assert "plot_05_indexing_and_inplace.py unexpectedly failed" in output
+    assert "expected RuntimeError with 'a view of a leaf tensor', got RuntimeError" in output
+
+
+def test_unexpected_raise_in_a_recipe_fails_the_build(tmp_path):
+    project = copy_project(tmp_path / "project")
+    break_recipe(
+        project, "plot_06_parameter_decay.py",
+        "w, x = fresh()\nloss = (w * x).sum()\nloss.backward()",
+        'w, x = fresh()\nraise ValueError("planted by test_unexpected_raise")\nloss = (w * x).sum()\nloss.backward()',
+    )
+    code, output = build_site(project)
+    assert code != 0
+    assert "plot_06_parameter_decay.py unexpectedly failed" in output
+    assert "ValueError: planted by test_unexpected_raise" in output

@@ -1,0 +1,83 @@
+"""A fresh, full build of a copy of the site: warning-free, with real outputs on every page."""
+
+import re
+
+import pytest
+
+from conftest import RECIPES
+
+
+def html(project, page):
+    return (project / "build" / "html" / "en" / page).read_text(encoding="utf-8")
+
+
+def test_fresh_build_succeeds_without_warnings(built_site):
+    project, code, output = built_site
+    assert code == 0, output
+    # Sphinx's own format; the notebook kernel's log lines ("WARNING | ...") are not Sphinx's
+    assert not re.search(r"WARNING:|ERROR:", output), output
+    ran = sorted(p.name for p in (project / "docs" / "recipes").glob("*.cost.json"))
+    assert ran == [f"{r.stem}.cost.json" for r in RECIPES]
+
+
+@pytest.mark.parametrize("recipe", RECIPES, ids=lambda p: p.stem)
+def test_recipe_page_has_run_output_runtime_and_downloads(built_site, recipe):
+    project, code, output = built_site
+    assert code == 0, output
+    page = html(project, f"recipes/{recipe.stem}.html")
+    # output blocks captured from the build's own run
+    outputs = re.findall(r'<div class="sphx-glr-script-out.*?<pre>(.*?)</pre>', page, re.S)
+    assert outputs, "no captured output"
+    # every expect_error snippet printed the real exception type and message
+    assert re.search(r"(RuntimeError|TimeoutError): \w+", " ".join(outputs)) or "expect_error" not in recipe.read_text()
+    assert "/work/" not in page and "/tmp/" not in page, "absolute build path on the page"
+    runtime = re.search(r'Run time when this site was built:</strong> <span class="measured">([\d.]+ m?s)</span>', page)
+    assert runtime, "run time missing"
+    assert f"{recipe.stem}.py" in page and f"{recipe.stem}.ipynb" in page
+    assert (project / "build/html/en/_downloads").exists()
+
+
+def test_error_messages_on_pages_come_from_the_installed_torch(built_site):
+    project, code, output = built_site
+    import torch
+
+    w = torch.zeros(1, requires_grad=True)
+    with pytest.raises(RuntimeError) as caught:
+        w.add_(1)
+    real_message = str(caught.value)
+    page = html(project, "recipes/plot_01_manual_weight_update.html")
+    assert f"RuntimeError: {real_message}" in page
+
+
+def test_overview_page_is_executed(built_site):
+    project, code, output = built_site
+    page = html(project, "inplace_overview.html")
+    assert page.count('class="cell_output') >= 8
+    assert "RuntimeError: a leaf Variable that requires grad" in page
+    assert "modified by an inplace operation" in page
+
+
+def test_runtimes_page_lists_every_recipe_with_a_time(built_site):
+    project, code, output = built_site
+    page = html(project, "runtimes.html")
+    times = re.findall(r'<span class="measured">([\d.]+) (m?s)</span>', page)
+    assert len(times) == len(RECIPES) + 1  # one per recipe, and the total
+    for recipe in RECIPES:
+        assert f'href="recipes/{recipe.stem}.html"' in page
+    assert "cdn" not in page.lower()
+
+
+def test_landing_page_links_overview_and_every_recipe(built_site):
+    project, code, output = built_site
+    page = html(project, "index.html")
+    assert 'href="inplace_overview.html"' in page
+    for recipe in RECIPES:
+        assert f'href="recipes/{recipe.stem}.html"' in page
+
+
+def test_code_blocks_have_a_copy_button_that_skips_output(built_site):
+    project, code, output = built_site
+    page = html(project, "recipes/plot_03_clone_before_inplace.html")
+    assert "copybutton.js" in page
+    options = (project / "build/html/en/_static/copybutton.js").read_text()
+    assert ":not(.sphx-glr-script-out)" in options
