@@ -22,16 +22,15 @@ import torch
 
 @contextlib.contextmanager
 def expect_error(kind, text):
+    want = f"expected {kind.__name__} with {text!r}"
     try:
         yield
     except Exception as err:
         if type(err) is not kind or text not in str(err):
-            raise AssertionError(
-                f"expected {kind.__name__} with {text!r}, got {type(err).__name__}: {err}"
-            ) from err
+            raise AssertionError(f"{want}, got {type(err).__name__}: {err}") from err
         print(f"{kind.__name__}: {err}")
     else:
-        raise AssertionError(f"expected {kind.__name__} with {text!r}; nothing was raised")
+        raise AssertionError(f"{want}; nothing was raised")
 
 
 # %%

@@ -23,9 +23,10 @@ def copy_project(dest):
 
 def build_site(project, *extra, timeout=900):
     """Build ``project`` with its own docs/build.py; return (exit code, all output)."""
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    env = {k: v for k, v in os.environ.items() if k != "FORCE_COLOR"}
+    env.update(PYTHONHASHSEED="0", NO_COLOR="1")  # plain text to assert on
     result = subprocess.run(
-        [sys.executable, "docs/build.py", *extra], cwd=project, env=env,
+        [sys.executable, "docs/build.py", "--no-color", *extra], cwd=project, env=env,
         capture_output=True, text=True, timeout=timeout,
     )
     return result.returncode, result.stdout + result.stderr
