@@ -18,8 +18,10 @@ extensions = [
     "myst_nb",
     "sphinx_gallery.gen_gallery",
     "sphinx_copybutton",
+    "mathml",
+    "notebook_download",
     "recipe_guard",
-    "recipe_runtimes",
+    "execution_report",
 ]
 
 exclude_patterns = [
@@ -38,6 +40,7 @@ html_title = project
 html_static_path = ["docs/_static"]
 html_last_updated_fmt = None
 html_show_sphinx = False
+html_math_renderer = "mathml"  # formulas as MathML at build time: no MathJax CDN
 
 # --- sphinx-gallery: the recipes -----------------------------------------------
 sphinx_gallery_conf = {
@@ -47,7 +50,7 @@ sphinx_gallery_conf = {
     "within_subsection_order": "FileNameSortKey",
     "download_all_examples": False,
     "show_signature": False,
-    # The run time is shown by recipe_runtimes, outside the translatable text.
+    # The run time is shown by execution_report, outside the translatable text.
     "min_reported_time": float("inf"),
     # sphinx-gallery's own timing page loads jQuery and DataTables from CDNs.
     "write_computation_times": False,
@@ -73,3 +76,4 @@ copybutton_selector = (
 copybutton_prompt_text = r">>> |\.\.\. "
 copybutton_prompt_is_regexp = True
 copybutton_only_copy_prompt_lines = True
+nb_render_markdown_format = "myst"  # markdown outputs may contain tables

@@ -1,6 +1,7 @@
 """Shared helpers: the project root, and fresh copies of the project to build."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 RECIPES = sorted((ROOT / "recipes").glob("plot_*.py"))
 # Build outputs and caches stay behind: each copy starts cold.
 _NOT_COPIED = shutil.ignore_patterns("build", ".git", ".nox", "__pycache__", ".pytest_cache")
@@ -29,7 +31,8 @@ def build_site(project, *extra, timeout=900):
         [sys.executable, "docs/build.py", "--no-color", *extra], cwd=project, env=env,
         capture_output=True, text=True, timeout=timeout,
     )
-    return result.returncode, result.stdout + result.stderr
+    # the notebook kernel colours its tracebacks whatever NO_COLOR says
+    return result.returncode, ANSI_ESCAPE.sub("", result.stdout + result.stderr)
 
 
 @pytest.fixture(scope="session")

@@ -50,3 +50,53 @@ def test_unexpected_raise_in_a_recipe_fails_the_build(tmp_path):
     assert code != 0
     assert "plot_06_parameter_decay.py unexpectedly failed" in output
     assert "ValueError: planted by test_unexpected_raise" in output
+
+
+def break_notebook(project, name, old, new):
+    path = project / "docs" / name
+    source = path.read_text()
+    assert old in source, f"{old!r} not in {name}"
+    path.write_text(source.replace(old, new, 1))
+
+
+def test_notebook_cell_that_stops_raising_fails_the_build(tmp_path):
+    project = copy_project(tmp_path / "project")
+    break_notebook(
+        project, "no_grad_guide.md",
+        'with expect_error(RuntimeError, "Inplace update to inference tensor outside InferenceMode"):\n    frozen.add_(1)',
+        'with expect_error(RuntimeError, "Inplace update to inference tensor outside InferenceMode"):\n    frozen.clone().add_(1)',
+    )
+    code, output = build_site(project)
+    assert code != 0
+    assert "no_grad_guide.md: WARNING: Executing notebook failed: CellExecutionError" in output
+    assert "nothing was raised" in output
+
+
+def test_unexpected_error_in_a_notebook_cell_fails_the_build(tmp_path):
+    project = copy_project(tmp_path / "project")
+    break_notebook(project, "inplace_overview.md", "a = torch.ones(3)\n",
+                   'a = torch.ones(3)\nraise KeyError("planted by the test")\n')
+    code, output = build_site(project)
+    assert code != 0
+    assert "inplace_overview.md: WARNING: Executing notebook failed: CellExecutionError" in output
+    assert "KeyError: 'planted by the test'" in output
+
+
+def test_hanging_notebook_cell_is_stopped_and_fails_the_build(tmp_path):
+    project = copy_project(tmp_path / "project")
+    break_notebook(project, "inplace_overview.md", "a = torch.ones(3)\n",
+                   "import time\ntime.sleep(600)\na = torch.ones(3)\n")
+    code, output = build_site(project, "-D", "nb_execution_timeout=5")
+    assert code != 0
+    assert "inplace_overview.md: WARNING: Executing notebook failed: CellTimeoutError" in output
+    assert "timed out" in output
+
+
+def test_hanging_recipe_is_stopped_and_fails_the_build(tmp_path):
+    project = copy_project(tmp_path / "project")
+    break_recipe(project, "plot_04_relu_inplace.py", "import copy\n",
+                 "import copy\nimport time\n\ntime.sleep(600)\n")
+    code, output = build_site(project, "-D", "recipe_timeout=5")
+    assert code != 0
+    assert "plot_04_relu_inplace.py unexpectedly failed" in output
+    assert "TimeoutError: recipe plot_04_relu_inplace.py still running after 5 s" in output

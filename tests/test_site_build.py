@@ -57,16 +57,6 @@ def test_overview_page_is_executed(built_site):
     assert "modified by an inplace operation" in page
 
 
-def test_runtimes_page_lists_every_recipe_with_a_time(built_site):
-    project, code, output = built_site
-    page = html(project, "runtimes.html")
-    times = re.findall(r'<span class="measured">([\d.]+) (m?s)</span>', page)
-    assert len(times) == len(RECIPES) + 1  # one per recipe, and the total
-    for recipe in RECIPES:
-        assert f'href="recipes/{recipe.stem}.html"' in page
-    assert "cdn" not in page.lower()
-
-
 def test_landing_page_links_overview_and_every_recipe(built_site):
     project, code, output = built_site
     page = html(project, "index.html")

@@ -1,0 +1,133 @@
+"""The no_grad guide: its key behaviours, its saved-bytes counter, and its page."""
+
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+from conftest import ROOT
+
+GUIDE = ROOT / "docs" / "no_grad_guide.md"
+
+
+def guide_cell(tag):
+    """The source of the guide's code cell carrying ``tag`` (one source: the page's own code)."""
+    cells = re.findall(r"```\{code-cell\} ipython3\n(.*?)```", GUIDE.read_text(), re.S)
+    for cell in cells:
+        if re.search(rf"^:tags: \[.*\b{tag}\b.*\]$", cell, re.M):
+            return "\n".join(line for line in cell.splitlines() if not line.startswith(":"))
+    raise LookupError(f"no cell tagged {tag} in {GUIDE.name}")
+
+
+@pytest.fixture(scope="module")
+def saved_bytes():
+    namespace = {}
+    exec(guide_cell("saved-bytes-counter"), namespace)
+    return namespace["saved_bytes"]
+
+
+def test_saved_bytes_of_one_linear_layer_is_its_input(saved_bytes):
+    # Linear(4, 3) on a (2, 4) float32 input that does not require grad:
+    # addmm saves only the input (to compute the weight's gradient): 2 * 4 * 4 bytes.
+    layer = torch.nn.Linear(4, 3)
+    assert saved_bytes(layer, torch.randn(2, 4)) == 32
+
+
+def test_saved_bytes_counts_the_weight_when_the_input_requires_grad(saved_bytes):
+    layer = torch.nn.Linear(4, 3)
+    # now the weight (3 * 4 * 4 bytes) is saved too, for the input's gradient
+    assert saved_bytes(layer, torch.randn(2, 4, requires_grad=True)) == 32 + 48
+
+
+def test_saved_bytes_counts_each_storage_once(saved_bytes):
+    x = torch.randn(10, requires_grad=True)
+    # x is saved by both multiplications; it holds 40 bytes once
+    assert saved_bytes(lambda t: (t * t) * t, x) == 40 + 40  # x, and the product t*t
+
+
+def test_nothing_is_saved_without_tracking(saved_bytes):
+    layer = torch.nn.Linear(4, 3)
+    for mode in (torch.no_grad, torch.inference_mode):
+        with mode():
+            assert saved_bytes(layer, torch.randn(2, 4)) == 0
+
+
+def test_no_grad_output_cannot_be_used_for_backward():
+    w = torch.ones(2, requires_grad=True)
+    with torch.no_grad():
+        y = (w * 2).sum()
+    with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
+        y.backward()
+
+
+def test_requires_grad_false_does_not_stop_tracking_of_mixed_ops():
+    x = torch.randn(2, 2, requires_grad=True).requires_grad_(False)
+    w = torch.randn(2, 2, requires_grad=True)
+    assert (x @ w).requires_grad and not x.requires_grad
+
+
+def test_enable_grad_inside_no_grad_tracks():
+    w = torch.ones(2, requires_grad=True)
+    with torch.no_grad():
+        with torch.enable_grad():
+            assert (w * 2).requires_grad
+        assert not (w * 2).requires_grad
+
+
+def test_inference_tensors_refuse_autograd_and_outside_inplace():
+    with torch.inference_mode():
+        t = torch.ones(2)
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        (t * torch.ones(2, requires_grad=True)).sum().backward()
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside InferenceMode"):
+        t.add_(1)
+
+
+def test_inference_mode_does_not_freeze_buffers():
+    bn = torch.nn.BatchNorm1d(3)
+    before = bn.running_mean.clone()
+    with torch.inference_mode():
+        bn(torch.randn(8, 3) + 5)
+    assert not torch.equal(before, bn.running_mean)
+
+
+def test_regulariser_under_no_grad_changes_no_gradient():
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(3, 1)
+    x = torch.randn(5, 3)
+    lin(x).sum().backward()
+    plain = lin.weight.grad.clone()
+    lin.zero_grad()
+    with torch.no_grad():
+        reg = lin.weight.pow(2).sum()
+    (lin(x).sum() + reg).backward()
+    assert torch.equal(plain, lin.weight.grad)
+
+
+def test_guide_page_has_outputs_benchmark_table_plot_and_memory(built_site):
+    project, code, output = built_site
+    assert code == 0, output
+    page = (project / "build/html/en/no_grad_guide.html").read_text(encoding="utf-8")
+    assert "<math" in page and not re.search(r"<script[^>]*mathjax", page, re.I)
+    table = re.search(r"<table.*?grad / no_grad.*?</table>", page, re.S)
+    assert table and len(re.findall(r"<tr", table.group(0))) == 4  # header + 3 batch sizes
+    assert re.search(r'<img alt="Bar chart of forward-pass time[^"]*" src="[^"]+\.png"', page)
+    assert re.search(r"batch 32: grad [\d,]+ bytes, no_grad 0 bytes, inference_mode 0 bytes", page)
+    assert "torch 2.13.0" in page and "CPU threads:" in page
+    assert "no_grad_guide.ipynb" in page  # download
+
+
+def test_build_report_lists_every_executed_page(built_site):
+    project, code, output = built_site
+    page = (project / "build/html/en/build_report.html").read_text(encoding="utf-8")
+    rows = re.findall(r"<tr class=\"row-(?:odd|even)\">(.*?)</tr>", page, re.S)
+    names = [re.search(r'href="([^"#]+)\.html', r).group(1) for r in rows if "href=" in r]
+    recipes = sorted(p.stem for p in (ROOT / "recipes").glob("plot_*.py"))
+    assert sorted(names) == sorted(["inplace_overview", "no_grad_guide"] + [f"recipes/{r}" for r in recipes])
+    guide_row = next(r for r in rows if "no_grad_guide" in r)
+    seconds = re.search(r'class="measured">([\d.]+) (m?s)<', guide_row)
+    assert seconds, guide_row
+    value = float(seconds.group(1)) / (1000 if seconds.group(2) == "ms" else 1)
+    assert value <= 60, f"the guide took {value} s; the budget is 60 s"
+    assert "2.13.0" in guide_row and ">ok<" in guide_row.replace("<p>", "").replace("</p>", "")
