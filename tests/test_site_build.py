@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from conftest import RECIPES
+from conftest import RECIPES, build_site
 
 
 def html(project, page):
@@ -71,3 +71,14 @@ def test_code_blocks_have_a_copy_button_that_skips_output(built_site):
     assert "copybutton.js" in page
     options = (project / "build/html/en/_static/copybutton.js").read_text()
     assert ":not(.sphx-glr-script-out)" in options
+
+
+def test_rebuild_without_changes_succeeds_and_runs_nothing(built_site):
+    project, code, output = built_site
+    assert code == 0, output
+    costs = sorted((project / "docs" / "recipes").glob("*.cost.json"))
+    before = {p: p.stat().st_mtime_ns for p in costs}
+    code, output = build_site(project)
+    assert code == 0, output
+    assert "Executing notebook" not in output
+    assert {p: p.stat().st_mtime_ns for p in costs} == before, "a recipe ran again"

@@ -35,7 +35,6 @@ def add_download_link(app, doctree):
     section = next(iter(doctree.findall(nodes.section)), None)
     if section is not None:
         section.insert(1, para)  # after the title
-    app.env.dependencies[docname].add(str(notebook))
 
 
 def setup(app):
