@@ -21,11 +21,25 @@ extensions = [
     "mathml",
     "notebook_download",
     "recipe_guard",
+    "site_languages",
+    "korean_search",
     "execution_report",
 ]
 
+# --- languages: one English source, Korean from gettext catalogs ---------------------
+language = "en"
+locale_dirs = [str(ROOT / "locales")]  # (a relative path would be read from docs/)
+gettext_compact = False  # one catalog per document
+gettext_location = False  # catalogs do not change when lines move
+gettext_uuid = False
+gettext_last_translator = "autograd-recipes contributors"
+site_languages = {"en": "English", "ko": "한국어"}
+site_url = "https://autograd-recipes.github.io/autograd-recipes/"
+
 exclude_patterns = [
     "_ext",
+    "_root",
+    "_templates",
     # sphinx-gallery writes notebooks next to its pages; myst-nb must not run them again
     "recipes/**.ipynb",
     "**.ipynb_checkpoints",
@@ -38,6 +52,18 @@ today_fmt = "%Y-%m-%d"
 html_theme = "furo"
 html_title = project
 html_static_path = ["docs/_static"]
+html_css_files = ["site.css"]
+templates_path = ["docs/_templates"]
+html_sidebars = {
+    "**": [
+        "sidebar/brand.html",
+        "sidebar/languages.html",
+        "sidebar/search.html",
+        "sidebar/scroll-start.html",
+        "sidebar/navigation.html",
+        "sidebar/scroll-end.html",
+    ]
+}
 html_last_updated_fmt = None
 html_show_sphinx = False
 html_math_renderer = "mathml"  # formulas as MathML at build time: no MathJax CDN
@@ -76,4 +102,3 @@ copybutton_selector = (
 copybutton_prompt_text = r">>> |\.\.\. "
 copybutton_prompt_is_regexp = True
 copybutton_only_copy_prompt_lines = True
-nb_render_markdown_format = "myst"  # markdown outputs may contain tables

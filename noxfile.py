@@ -1,4 +1,4 @@
-"""Contributor tasks: ``nox -s docs``, ``nox -s tests``, ``nox -s serve``."""
+"""Contributor tasks: ``nox -s docs``, ``nox -s tests``, ``nox -s i18n``, ``nox -s serve``."""
 
 import nox
 
@@ -12,7 +12,10 @@ def install(session):
 
 @nox.session
 def docs(session):
-    """Build the site into build/html/ (warnings are errors)."""
+    """Build the site into build/html/en and build/html/ko (warnings are errors).
+
+    ``nox -s docs -- --lang en`` builds English only.
+    """
     install(session)
     session.run("python", "docs/build.py", *session.posargs)
 
@@ -22,6 +25,15 @@ def tests(session):
     """Doctests, recipe checks, and full builds of fresh copies of the site."""
     install(session)
     session.run("pytest", *session.posargs)
+
+
+@nox.session
+def i18n(session):
+    """Refresh the Korean catalogs from the English source, then list what needs translating."""
+    install(session)
+    session.run("python", "docs/build.py", "--gettext")
+    session.run("sphinx-intl", "update", "-p", "build/gettext", "-l", "ko", "-d", "locales")
+    session.run("python", "docs/check_catalogs.py", "--pot", "build/gettext", success_codes=[0, 1])
 
 
 @nox.session(venv_backend="none")

@@ -1,16 +1,22 @@
-"""Build the site: ``python docs/build.py [extra sphinx-build options]``.
+"""Build the site: ``python docs/build.py [--lang en|ko] [--gettext] [sphinx-build options]``.
 
 The one place that knows how the site is built; ``nox -s docs``, the tests and
-the benchmarks all call it. Output: ``build/html/en/``.
+the benchmarks all call it. Output: ``build/html/<lang>/`` for each language,
+and ``build/html/index.html``, which sends a reader to their language. English
+is built first: it runs the recipes and notebooks, and the Korean build reuses
+their results (sphinx-gallery's md5 check, myst-nb's jupyter-cache).
 A non-zero exit means the site is not fit to publish (warnings count).
 """
 
+import argparse
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+LANGUAGES = ("en", "ko")
 FALLBACK_EPOCH = "1764460800"  # 2025-11-30, used outside a git checkout
 
 
@@ -28,21 +34,47 @@ def source_date_epoch():
     return out or FALLBACK_EPOCH
 
 
-def build(lang="en", extra=()):
+def sphinx(builder, lang, outdir, extra=()):
     from sphinx.cmd.build import build_main
 
     os.environ["SOURCE_DATE_EPOCH"] = source_date_epoch()
-    args = [
-        "-W", "--keep-going", "-q",
+    return build_main([
+        "-b", builder, "-W", "--keep-going", "-q",
         "-c", str(ROOT),
-        "-d", str(ROOT / "build" / "doctrees" / lang),
+        "-d", str(ROOT / "build" / "doctrees" / f"{builder}-{lang}"),
         "-D", f"language={lang}",
         *extra,
         str(ROOT / "docs"),
-        str(ROOT / "build" / "html" / lang),
-    ]
-    return build_main(args)
+        str(outdir),
+    ])
+
+
+def build_html(languages=LANGUAGES, extra=()):
+    html = ROOT / "build" / "html"
+    for lang in languages:
+        code = sphinx("html", lang, html / lang, extra)
+        if code:
+            print(f"docs/build.py: the {lang} build failed (exit {code})", file=sys.stderr)
+            return code
+    shutil.copyfile(ROOT / "docs" / "_root" / "index.html", html / "index.html")
+    return 0
+
+
+def build_gettext(extra=()):
+    """Message templates (.pot) of the English source, for ``nox -s i18n``."""
+    return sphinx("gettext", "en", ROOT / "build" / "gettext", extra)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lang", choices=LANGUAGES, action="append",
+                        help="build only this language (repeatable); default: all")
+    parser.add_argument("--gettext", action="store_true", help="write .pot templates instead")
+    args, extra = parser.parse_known_args(argv)
+    if args.gettext:
+        return build_gettext(extra)
+    return build_html(tuple(args.lang or LANGUAGES), extra)
 
 
 if __name__ == "__main__":
-    sys.exit(build(extra=sys.argv[1:]))
+    sys.exit(main())

@@ -112,6 +112,7 @@ def test_guide_page_has_outputs_benchmark_table_plot_and_memory(built_site):
     assert "<math" in page and not re.search(r"<script[^>]*mathjax", page, re.I)
     table = re.search(r"<table.*?grad / no_grad.*?</table>", page, re.S)
     assert table and len(re.findall(r"<tr", table.group(0))) == 4  # header + 3 batch sizes
+    assert "<th scope='row'>32</th>" in table.group(0)
     assert re.search(r'<img alt="Bar chart of forward-pass time[^"]*" src="[^"]+\.png"', page)
     assert re.search(r"batch 32: grad [\d,]+ bytes, no_grad 0 bytes, inference_mode 0 bytes", page)
     assert "torch 2.13.0" in page and "CPU threads:" in page

@@ -17,12 +17,10 @@ from pathlib import Path
 
 from docutils import nodes
 from sphinx import addnodes
-from sphinx.locale import get_translation
+from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/sphinx.po
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-MESSAGE_CATALOG = "execution_report"
-_ = get_translation(MESSAGE_CATALOG)
 logger = logging.getLogger(__name__)
 
 # What expect_error prints for each error it caught: "RuntimeError: message"
@@ -224,7 +222,6 @@ def _report_always_outdated(app, env, added, changed, removed):
 
 
 def setup(app):
-    app.add_message_catalog(MESSAGE_CATALOG, str(Path(__file__).parent / "locales"))
     app.add_node(execution_report)
     app.add_directive("execution-report", ExecutionReport)
     app.connect("env-before-read-docs", _init_env)

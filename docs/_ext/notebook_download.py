@@ -10,10 +10,8 @@ from pathlib import Path
 
 from docutils import nodes
 from sphinx import addnodes
-from sphinx.locale import get_translation
+from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/sphinx.po
 
-MESSAGE_CATALOG = "notebook_download"
-_ = get_translation(MESSAGE_CATALOG)
 
 
 def add_download_link(app, doctree):
@@ -38,7 +36,6 @@ def add_download_link(app, doctree):
 
 
 def setup(app):
-    app.add_message_catalog(MESSAGE_CATALOG, str(Path(__file__).parent / "locales"))
     # before Sphinx collects download files from the doctree
     app.connect("doctree-read", add_download_link, priority=400)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,50 @@
+"""One site per language, side by side: ``build/html/<lang>/``.
+
+For every page this adds what links it to its counterparts: the language
+switch's links (relative, so they work under any sub-path and from ``file://``),
+``<link rel="alternate" hreflang>`` for each language, and a canonical link
+(Sphinx writes it from ``html_baseurl``, which we point at this language's tree).
+"""
+
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+
+def _set_baseurl(app, config):
+    if config.language not in config.site_languages:
+        logger.warning("language %r is not in site_languages %s",
+                       config.language, list(config.site_languages))
+    if config.site_url:
+        config.html_baseurl = f"{config.site_url.rstrip('/')}/{config.language}/"
+
+
+def _page_context(app, pagename, templatename, context, doctree):
+    config = app.config
+    suffix = app.builder.out_suffix
+    depth = pagename.count("/")
+    to_root = "../" * (depth + 1)  # from this page to build/html/
+    links = []
+    for code, name in config.site_languages.items():
+        links.append({
+            "code": code, "name": name, "current": code == config.language,
+            "url": f"{to_root}{code}/{pagename}{suffix}",
+        })
+    context["language_links"] = links
+    if config.site_url:
+        base = config.site_url.rstrip("/")
+        alternates = "".join(
+            f'<link rel="alternate" hreflang="{code}" href="{base}/{code}/{pagename}{suffix}" />\n'
+            for code in config.site_languages
+        )
+        alternates += (f'<link rel="alternate" hreflang="x-default" '
+                       f'href="{base}/en/{pagename}{suffix}" />\n')
+        context["metatags"] = context.get("metatags", "") + alternates
+
+
+def setup(app):
+    app.add_config_value("site_languages", {"en": "English"}, "html", types=(dict,))
+    app.add_config_value("site_url", "", "html", types=(str,))
+    app.connect("config-inited", _set_baseurl)
+    app.connect("html-page-context", _page_context)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,140 @@
+"""Korean catalogs: complete, current with the English, consistent in terminology."""
+
+import csv
+import re
+import shutil
+import subprocess
+import sys
+
+import polib
+import pytest
+
+from conftest import ROOT, copy_project
+
+LOCALE = ROOT / "locales" / "ko" / "LC_MESSAGES"
+CATALOGS = sorted(LOCALE.rglob("*.po"))
+sys.path.insert(0, str(ROOT / "docs"))
+from check_catalogs import catalog_problems  # noqa: E402
+
+# (English words in prose, Korean word required) for the terms the glossary fixes
+TERMS = [
+    (r"\bin[- ]place\b", "제자리"),
+    (r"\bgradients?\b", "기울기"),
+    (r"\bleaf\b", "리프"),
+    (r"\binference\b", "추론"),
+    (r"\bparameters?\b", "매개변수"),
+    (r"\bcomputational graph\b", "연산 그래프"),
+    (r"\bbackward pass\b", "역전파"),
+    (r"\bweights?\b", "가중치"),
+    (r"\bversion counter\b", "버전 카운터"),
+]
+# code, roles, and quoted messages (torch's own English error text) are not prose
+INLINE_CODE = re.compile(r"``.*?``|`[^`]*`|:\w+:`[^`]*`|\{\w+\}`[^`]*`|\"[^\"]*\"")
+
+
+def prose(msgid):
+    return INLINE_CODE.sub(" ", msgid)
+
+
+def test_catalogs_exist_for_every_document():
+    names = {p.relative_to(LOCALE).with_suffix("").as_posix() for p in CATALOGS}
+    sources = {p.relative_to(ROOT / "docs").with_suffix("").as_posix()
+               for p in (ROOT / "docs").glob("*") if p.suffix in {".rst", ".md"}}
+    sources |= {f"recipes/{p.stem}" for p in (ROOT / "recipes").glob("plot_*.py")}
+    assert sources <= names, sorted(sources - names)
+
+
+def test_catalogs_are_complete_without_fuzzy_or_obsolete():
+    assert catalog_problems(LOCALE) == []
+
+
+@pytest.mark.skipif(shutil.which("msgfmt") is None, reason="msgfmt (Debian package gettext) not installed")
+@pytest.mark.parametrize("catalog", CATALOGS, ids=lambda p: p.relative_to(LOCALE).as_posix())
+def test_msgfmt_accepts_catalog(catalog):
+    result = subprocess.run(["msgfmt", "--check", "--statistics", "-o", "/dev/null", str(catalog)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "untranslated" not in result.stderr and "fuzzy" not in result.stderr, result.stderr
+
+
+def test_catalogs_match_the_current_english(built_site, tmp_path):
+    project, code, output = built_site
+    assert code == 0, output
+    result = subprocess.run([sys.executable, "docs/build.py", "--gettext", "--no-color"],
+                            cwd=project, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    pots = project / "build" / "gettext"
+    assert catalog_problems(project / "locales/ko/LC_MESSAGES", pots) == []
+    # measured figures never become messages to translate
+    for pot in pots.rglob("*.pot"):
+        for entry in polib.pofile(str(pot)):
+            assert not re.search(r"running time|\d+\.\d+ m?s\b", entry.msgid), (pot, entry.msgid)
+
+
+def test_an_untranslated_message_is_reported(tmp_path):
+    project = copy_project(tmp_path / "project")
+    po_path = project / "locales/ko/LC_MESSAGES/recipes/plot_03_clone_before_inplace.po"
+    po = polib.pofile(str(po_path))
+    victim = next(e for e in po if e.msgid.startswith("The safe version"))
+    victim.msgstr = ""
+    po.save()
+    problems = catalog_problems(project / "locales/ko/LC_MESSAGES")
+    assert problems == [f"{po_path}: untranslated: {victim.msgid[:70]!r}"]
+
+
+def test_changed_english_is_reported_as_drift(built_site, tmp_path):
+    project, code, output = built_site
+    copy = tmp_path / "project"
+    shutil.copytree(project, copy)
+    page = copy / "docs" / "index.rst"
+    page.write_text(page.read_text().replace("Start with", "Begin with", 1))
+    result = subprocess.run([sys.executable, "docs/build.py", "--gettext"], cwd=copy,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    problems = catalog_problems(copy / "locales/ko/LC_MESSAGES", copy / "build" / "gettext")
+    assert any("English changed, no Korean for: ':doc:`inplace_overview`" in p
+               or "English changed, no Korean for: 'Begin with" in p for p in problems), problems
+    assert any("Korean for English that is gone: 'Start with" in p for p in problems), problems
+
+
+def glossary():
+    with open(ROOT / "docs" / "glossary.csv", encoding="utf-8") as f:
+        return list(csv.reader(f))
+
+
+def test_terms_checked_here_are_the_glossarys():
+    korean_by_english = {row[0]: row[1] for row in glossary()}
+    for english, korean in [("in-place operation", "제자리"), ("gradient", "기울기"),
+                            ("leaf tensor", "리프"), ("inference", "추론"), ("parameter", "매개변수"),
+                            ("computational graph", "연산 그래프"), ("backward pass", "역전파"),
+                            ("weight", "가중치"), ("version counter", "버전 카운터")]:
+        assert korean in korean_by_english[english]
+    assert len(TERMS) == 9
+
+
+@pytest.mark.parametrize("catalog", [c for c in CATALOGS if c.stem not in {"sphinx", "glossary"}],
+                         ids=lambda p: p.relative_to(LOCALE).as_posix())
+def test_korean_uses_the_glossary_terms(catalog):
+    wrong = []
+    for entry in polib.pofile(str(catalog)):
+        for english, korean in TERMS:
+            if re.search(english, prose(entry.msgid), re.I) and korean not in entry.msgstr:
+                wrong.append(f"{english} -> {korean}: {entry.msgstr[:80]!r}")
+        if "변화도" in entry.msgstr:
+            wrong.append(f"uses 변화도 (glossary: 기울기): {entry.msgstr[:80]!r}")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("catalog", [c for c in CATALOGS if c.stem not in {"sphinx", "glossary"}],
+                         ids=lambda p: p.relative_to(LOCALE).as_posix())
+def test_first_use_of_a_term_gives_the_english(catalog):
+    text = "\n".join(e.msgstr for e in polib.pofile(str(catalog)))
+    missing = []
+    for english, korean in TERMS:
+        first = text.find(korean)
+        if first == -1:
+            continue
+        following = text[first:first + len(korean) + 30]
+        if not re.search(r"\(\s*(" + english + r")", following, re.I):
+            missing.append(f"{korean}: {following!r}")
+    assert not missing, "\n".join(missing)

@@ -1,0 +1,180 @@
+"""The Korean search language (docs/_ext/korean_search.py) and its JS twin."""
+
+import contextlib
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sphinx.cmd.build import build_main
+from sphinx.search import js_index
+
+EXT_DIR = Path(__file__).resolve().parents[1] / "docs" / "_ext"
+sys.path.insert(0, str(EXT_DIR))
+import korean_search  # noqa: E402
+
+NODE = shutil.which("node")
+needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed: cannot run the JS stemmer")
+
+# (word, expected stem), written by hand.
+EXPECTED_STEMS = [
+    ("텐서를", "텐서"), ("텐서는", "텐서"), ("텐서", "텐서"), ("텐서들을", "텐서"),
+    ("변화도를", "변화도"), ("변화도", "변화도"), ("정확도는", "정확도"),
+    ("결과", "결과"), ("결과가", "결과"), ("경로", "경로"), ("경로로", "경로"),
+    ("정의", "정의"), ("정의를", "정의"), ("값을", "값을"),
+    ("제자리에서", "제자리"), ("함수를", "함수"), ("연산이", "연산"), ("연산으로", "연산"),
+    ("텐서입니다", "텐서"), ("모델처럼", "모델"),
+    ("no_grad", "no_grad"), ("requires_grad_", "requires_grad_"),
+    ("Gradients", "gradient"), ("tensors", "tensor"), ("running", "run"),
+]
+
+# Mixed words on which the Python and JS stemmers must agree.
+AGREEMENT_WORDS = [w for w, _ in EXPECTED_STEMS] + [
+    "텐서의", "텐서와", "결과와", "과정과", "데이터로", "메모리에", "그래프에서", "버전까지",
+    "사용자에게", "입력보다", "출력이나", "복사본만", "모듈들", "경로도", "하나", "값", "수",
+    "inference_mode", "no_grad", "autograd", "Backward", "parameters", "computing",
+    "detached", "in-place", "zero_", "CUDA", "x2", "relu", "ReLU", "optimizer.step",
+]
+
+SENTENCES = [
+    "텐서를 제자리에서 바꾸는 연산은 변화도를 망칠 수 있다.",
+    "`torch.no_grad()`는 추적을 끈다; requires_grad_를 쓰세요. inference_mode(3차원)",
+]
+
+
+def run_node(script, tmp_path, stdin):
+    path = tmp_path / "run.js"
+    path.write_text(script, encoding="utf-8")
+    result = subprocess.run(
+        [NODE, str(path)], input=json.dumps(stdin), capture_output=True, text=True,
+        timeout=60, check=True,
+    )
+    return json.loads(result.stdout)
+
+
+def python_stem(word):
+    # As Sphinx's IndexBuilder does: stem, then lowercase.
+    return korean_search.SearchKorean({}).stem(word).lower()
+
+
+@pytest.mark.parametrize(("word", "stem"), EXPECTED_STEMS)
+def test_python_stemmer(word, stem):
+    assert python_stem(word) == stem
+
+
+def test_particles_longest_first():
+    lengths = [len(p) for p in korean_search.PARTICLES]
+    assert lengths == sorted(lengths, reverse=True)
+
+
+def test_split_separates_hangul_from_identifiers():
+    lang = korean_search.SearchKorean({})
+    assert lang.split("no_grad를") == ["no_grad", "를"]
+    assert lang.split("`torch.no_grad()`는") == ["torch", "no_grad", "는"]
+    assert lang.split("requires_grad_, inference_mode") == ["requires_grad_", "inference_mode"]
+    # A lone particle left by the split is not indexed.
+    assert not lang.word_filter(lang.stem("를"))
+
+
+@needs_node
+def test_js_stemmer_and_splitter_agree_with_python(tmp_path):
+    assert len(AGREEMENT_WORDS) >= 40
+    lang = korean_search.SearchKorean({})
+    script = lang.js_stemmer_code + lang.js_splitter_code + """
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const stemmer = new Stemmer();
+console.log(JSON.stringify({
+  // As searchtools.js does: lowercase, then stem.
+  stems: input.words.map((w) => stemmer.stemWord(w.toLowerCase())),
+  splits: input.sentences.map(splitQuery),
+}));
+"""
+    out = run_node(script, tmp_path, {"words": AGREEMENT_WORDS, "sentences": SENTENCES})
+    assert dict(zip(AGREEMENT_WORDS, out["stems"])) == {w: python_stem(w) for w in AGREEMENT_WORDS}
+    assert out["splits"] == [lang.split(s) for s in SENTENCES]
+
+
+# Titles avoid the searched words: the index page's toctree repeats them.
+PAGES = {
+    "index": "색인\n====\n\n.. toctree::\n\n   inplace\n   install\n",
+    "inplace": (
+        "주의\n====\n\n"
+        "텐서를 제자리에서 바꾸는 연산은 변화도를 망칠 수 있다. no_grad는 추적을 끈다.\n"
+    ),
+    "install": "안내\n====\n\n이 문서는 패키지 설치 방법을 설명한다.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def korean_site(tmp_path_factory):
+    src = tmp_path_factory.mktemp("korean_site")
+    (src / "conf.py").write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(EXT_DIR)!r})\n"
+        'extensions = ["korean_search"]\n'
+        'language = "ko"\n'
+        'project = "검색 시험"\n',
+        encoding="utf-8",
+    )
+    for name, text in PAGES.items():
+        (src / f"{name}.rst").write_text(text, encoding="utf-8")
+    out = src / "build"
+    log = io.StringIO()
+    with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+        code = build_main(["-W", "-b", "html", str(src), str(out)])
+    return out, code, log.getvalue()
+
+
+def test_korean_site_index(korean_site):
+    out, code, log = korean_site
+    assert code == 0, log
+    # The label is not translated: "Korean (code: ko)에서 검색 인덱스 덤프 중".
+    assert "Korean (code: ko)" in log
+    assert "English (code: en)" not in log
+    assert "dumping search index in English" not in log
+
+    index = js_index.loads((out / "searchindex.js").read_text(encoding="utf-8"))
+    docnames = index["docnames"]
+
+    def docs(term):
+        found = set()
+        for mapping in (index["terms"], index["titleterms"]):
+            files = mapping.get(term, [])
+            found |= {docnames[f] for f in ([files] if isinstance(files, int) else files)}
+        return found
+
+    for term in ("텐서", "제자리", "변화도", "no_grad"):
+        assert docs(term) == {"inplace"}, term
+    for term in ("텐서를", "변화도를", "no_grad는", "는"):
+        assert term not in index["terms"]
+    assert docs("설치") == {"install"}
+
+
+@needs_node
+def test_built_site_queries_find_the_page(korean_site, tmp_path):
+    """Queries go through the built language_data.js as searchtools.js would."""
+    out, code, log = korean_site
+    assert code == 0, log
+    language_data = (out / "_static" / "language_data.js").read_text(encoding="utf-8")
+    script = "globalThis.window = globalThis;\n" + language_data + """
+const queries = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const stemmer = new Stemmer();
+console.log(JSON.stringify(queries.map((q) =>
+  splitQuery(q.trim())
+    .map((t) => t.toLowerCase())
+    .filter((t) => !stopwords.has(t))
+    .map((t) => stemmer.stemWord(t)))));
+"""
+    queries = ["텐서", "텐서는", "제자리에서", "변화도", "no_grad를", "`no_grad()`는", "변화도 연산"]
+    terms = run_node(script, tmp_path, queries)
+    index = js_index.loads((out / "searchindex.js").read_text(encoding="utf-8"))
+    inplace = index["docnames"].index("inplace")
+    for query, query_terms in zip(queries, terms):
+        assert query_terms, query
+        for term in query_terms:
+            files = index["terms"].get(term)
+            assert files is not None, (query, term)
+            assert inplace in ([files] if isinstance(files, int) else files), (query, term)

@@ -1,0 +1,119 @@
+"""The English and Korean trees: same pages, linked to each other, Korean searchable."""
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, build_site
+
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+
+
+def pages(project, lang):
+    tree = project / "build" / "html" / lang
+    return {p.relative_to(tree).as_posix() for p in tree.rglob("*.html")
+            if not p.relative_to(tree).as_posix().startswith(("_", "jupyter_execute"))}
+
+
+def test_both_trees_have_the_same_pages(built_site):
+    project, code, output = built_site
+    assert code == 0, output
+    en, ko = pages(project, "en"), pages(project, "ko")
+    assert en == ko and "recipes/plot_01_manual_weight_update.html" in en and len(en) >= 14
+
+
+def test_every_page_links_to_its_counterpart_and_declares_languages(built_site):
+    project, code, output = built_site
+    html = project / "build" / "html"
+    for lang, other in (("en", "ko"), ("ko", "en")):
+        for page in pages(project, lang):
+            text = (html / lang / page).read_text(encoding="utf-8")
+            assert f'<html class="no-js" lang="{lang}"' in text, page
+            switch = re.search(r'<nav class="language-switch".*?</nav>', text, re.S).group(0)
+            href = re.search(rf'href="([^"]+)" hreflang="{other}"', switch).group(1)
+            assert (html / lang / page).parent.joinpath(href).resolve() == (html / other / page).resolve(), (lang, page, href)
+            for code in ("en", "ko"):
+                assert re.search(rf'<link rel="alternate" hreflang="{code}" href="https://[^"]+/{code}/{re.escape(page)}"', text), (lang, page, code)
+            assert re.search(rf'<link rel="canonical" href="https://[^"]+/{lang}/{re.escape(page)}"', text), page
+
+
+def test_root_page_sends_readers_to_their_language(built_site):
+    project, code, output = built_site
+    root = (project / "build/html/index.html").read_text(encoding="utf-8")
+    assert 'href="en/index.html"' in root and 'href="ko/index.html"' in root
+    assert "navigator.languages" in root
+
+
+def article(project, lang, page):
+    text = (project / "build/html" / lang / page).read_text(encoding="utf-8")
+    return re.search(r"<article.*?</article>", text, re.S).group(0)
+
+
+@pytest.mark.parametrize("page", ["index.html", "inplace_overview.html", "no_grad_guide.html",
+                                  "recipes/plot_02_residual_add.html", "glossary.html"])
+def test_korean_pages_are_korean_and_markup_rendered(built_site, page):
+    project, code, output = built_site
+    body = article(project, "ko", page)
+    text = re.sub(r"<pre.*?</pre>|<code.*?</code>|<[^>]+>", " ", body, flags=re.S)
+    hangul = len(re.findall(r"[\uac00-\ud7a3]", text))
+    assert hangul > 100, f"{page}: only {hangul} Hangul characters"
+    # markup that failed to render shows up as literal characters
+    for leftover in ("**", "``", "\\ ", ":doc:", ":ref:", "{doc}"):
+        assert leftover not in text, f"{page}: {leftover!r} left in the text"
+
+
+def test_korean_ui_strings_are_translated(built_site):
+    project, code, output = built_site
+    text = (project / "build/html/ko/recipes/plot_01_manual_weight_update.html").read_text(encoding="utf-8")
+    for english in ("On this page", "Back to top", "Skip to content", "Run time when this site was built",
+                    "Download Python source code", "Download Jupyter notebook"):
+        assert english not in text, english
+    assert "이 사이트를 빌드할 때 걸린 실행 시간" in text
+
+
+def test_korean_css_uses_system_fonts_and_keep_all(built_site):
+    project, code, output = built_site
+    css = (project / "build/html/ko/_static/site.css").read_text()
+    assert 'html[lang="ko"]' in css and "word-break: keep-all" in css and "Noto Sans KR" in css
+    assert "@font-face" not in css and "url(" not in css
+
+
+def search_index(project, lang):
+    raw = (project / "build/html" / lang / "searchindex.js").read_text(encoding="utf-8")
+    return json.loads(raw[raw.index("(") + 1: raw.rindex(")")])
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("텐서는", "inplace_overview"),
+    ("기울기를", "no_grad_guide"),
+    ("제자리", "inplace_overview"),
+    ("no_grad", "no_grad_guide"),
+])
+def test_korean_search_finds_pages(built_site, query, expected):
+    from korean_search import SearchKorean
+
+    project, code, output = built_site
+    index = search_index(project, "ko")
+    assert index["envversion"] and index["docnames"]
+    lang = SearchKorean({})
+    terms = [lang.stem(w) for w in lang.split(query)]
+    hits = set()
+    for term in terms:  # as searchtools.js does: body terms and title terms
+        for found in (index["terms"].get(term), index["titleterms"].get(term)):
+            if found is not None:
+                hits |= {found} if isinstance(found, int) else set(found)
+    names = {index["docnames"][i] for i in hits}
+    assert expected in names, (query, terms, sorted(names))
+
+
+def test_korean_build_runs_nothing_again(built_site):
+    project, code, output = built_site
+    costs = sorted((project / "docs" / "recipes").glob("*.cost.json"))
+    before = {p: p.stat().st_mtime_ns for p in costs}
+    code, output = build_site(project, "--lang", "ko", "-E")
+    assert code == 0, output
+    assert "Executing notebook" not in output
+    assert {p: p.stat().st_mtime_ns for p in costs} == before
