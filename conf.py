@@ -23,6 +23,7 @@ extensions = [
     "recipe_guard",
     "site_languages",
     "korean_search",
+    "claims",
     "execution_report",
 ]
 

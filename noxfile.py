@@ -1,4 +1,4 @@
-"""Contributor tasks: ``nox -s docs``, ``nox -s tests``, ``nox -s i18n``, ``nox -s serve``."""
+"""Contributor tasks: ``nox -s docs``, ``tests``, ``i18n``, ``claims``, ``serve``."""
 
 import nox
 
@@ -34,6 +34,19 @@ def i18n(session):
     session.run("python", "docs/build.py", "--gettext")
     session.run("sphinx-intl", "update", "-p", "build/gettext", "-l", "ko", "-d", "locales")
     session.run("python", "docs/check_catalogs.py", "--pot", "build/gettext", success_codes=[0, 1])
+
+
+@nox.session
+def claims(session):
+    """Run the claims ledger on another torch: ``nox -s claims -- 2.9.1``.
+
+    Prints the claims whose verdict differs from the recorded one. Needs only
+    torch; a torch release that pip cannot install here cannot be checked.
+    """
+    if not session.posargs:
+        session.error("give a torch version: nox -s claims -- 2.9.1")
+    session.install(f"torch=={session.posargs[0]}")
+    session.run("python", "docs/_ext/claims_ledger.py", success_codes=[0, 1])
 
 
 @nox.session(venv_backend="none")

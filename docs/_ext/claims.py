@@ -1,0 +1,168 @@
+"""Check the source articles' claims at build time, and show the evidence.
+
+``.. claims-ledger::`` runs every claim of ``docs/claims.toml`` (see
+claims_ledger.py) against the installed torch and renders claim, source,
+verdict and evidence. A claim whose observed verdict differs from the recorded
+one is a warning at the claim's line of the ledger, so ``-W`` fails the build
+and names it: this is what tells a maintainer upgrading torch which pages went
+stale. Pages that a claim points to get links to the claims they settle.
+
+The results are cached per (ledger, torch version) in ``build/claims/``, so the
+Korean build reuses the English build's run.
+"""
+
+import hashlib
+import json
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/sphinx.po
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+import claims_ledger
+
+logger = logging.getLogger(__name__)
+CLAIMS_DOC = "claims"
+
+
+def _labels():
+    return {
+        "holds": _("holds"), "does not hold": _("does not hold"), "holds in part": _("holds in part"),
+        "inplace": _("In-place operations article"), "no_grad": _("torch.no_grad() article"),
+    }
+
+
+def _key(config):
+    import torch
+
+    ledger = Path(config.claims_ledger).read_bytes()
+    return hashlib.sha256(ledger + torch.__version__.encode()).hexdigest()[:16]
+
+
+def results(app):
+    """{claim id: (observed verdict, evidence)}, run once per ledger and torch version."""
+    cache = Path(app.outdir).parent.parent / "claims" / f"results-{_key(app.config)}.json"
+    if cache.is_file():
+        return json.loads(cache.read_text(encoding="utf-8"))
+    observed = {c["id"]: claims_ledger.run(c) for c in claims_ledger.load(app.config.claims_ledger)}
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(observed, ensure_ascii=False, indent=1), encoding="utf-8")
+    return observed
+
+
+def _line_of(ledger_text, claim_id):
+    for number, line in enumerate(ledger_text.splitlines(), 1):
+        if line.strip() == f'id = "{claim_id}"':
+            return number
+    return None
+
+
+class ClaimsLedger(SphinxDirective):
+    def run(self):
+        import torch
+
+        ledger_path = Path(self.config.claims_ledger)
+        self.env.note_dependency(str(ledger_path))
+        self.env.claims_key = _key(self.config)
+        try:
+            claims = claims_ledger.load(ledger_path)
+        except claims_ledger.LedgerError as err:
+            logger.warning("%s", err, location=self.get_location())
+            return []
+        observed = results(self.env.app)
+        ledger_text = ledger_path.read_text(encoding="utf-8")
+        labels = _labels()
+        out = []
+        summary = nodes.paragraph(translatable=False)
+        counts = {v: sum(c["verdict"] == v for c in claims) for v in claims_ledger.VERDICTS}
+        summary += nodes.Text(
+            _("Checked on torch %s: %d claims; %d hold, %d do not hold, %d hold in part.")
+            % (torch.__version__, len(claims), counts["holds"], counts["does not hold"],
+               counts["holds in part"])
+        )
+        out.append(summary)
+        for claim in claims:
+            verdict, evidence = observed[claim["id"]]
+            if verdict != claim["verdict"]:
+                line = _line_of(ledger_text, claim["id"])
+                logger.warning(
+                    "claim %s no longer matches the ledger on torch %s: recorded %r, observed %r "
+                    "(page %s)%s", claim["id"], torch.__version__, claim["verdict"],
+                    verdict or "an error", claim["page"],
+                    "" if verdict else ": " + evidence.strip().splitlines()[-1],
+                    location=f"{ledger_path}:{line}",
+                )
+            out.append(self._claim(claim, verdict, evidence, labels))
+        return out
+
+    def _claim(self, claim, verdict, evidence, labels):
+        box = nodes.container(classes=["claim", "verdict-" + claim["verdict"].replace(" ", "-")],
+                              ids=["claim-" + claim["id"]])
+        text = nodes.paragraph(claim["claim"], claim["claim"], classes=["claim-text"])
+        self.set_source_info(text)  # translatable: the Korean is in claims.po
+        box += text
+        meta = nodes.paragraph(translatable=False, classes=["claim-meta"])
+        meta += nodes.strong("", _("Verdict:") + " " + labels[claim["verdict"]])
+        meta += nodes.Text(" · " + _("Source:") + " " + labels[claim["article"]] + ", ")
+        meta += nodes.inline(claim["section"], claim["section"], classes=["claim-section"])
+        meta += nodes.Text(" · " + _("Covered in:") + " ")
+        meta += nodes.reference("", "", nodes.inline(claim["page"], claim["page"]),
+                                internal=True, refuri="", classes=["claim-page"],
+                                reftarget=claim["page"])
+        meta += nodes.Text(" · ")
+        meta += nodes.literal(claim["id"], claim["id"])
+        box += meta
+        block = nodes.literal_block(evidence, evidence.rstrip() or "(no output)",
+                                    classes=["claim-evidence", "output"], language="none")
+        box += block
+        return box
+
+
+def _resolve_page_links(app, doctree, docname):
+    """Turn the 'Covered in' references into links, and link pages to their claims."""
+    builder = app.builder
+    for ref in doctree.findall(nodes.reference):
+        target = ref.get("reftarget")
+        if "claim-page" in ref["classes"] and target:
+            ref["refuri"] = builder.get_relative_uri(docname, target)
+            title = app.env.titles.get(target)
+            if title is not None:
+                ref.children = [nodes.inline("", title.astext())]
+    settled = [c for c in app.env.claims_by_page.get(docname, [])]
+    if settled and docname != CLAIMS_DOC:
+        labels = _labels()
+        para = nodes.paragraph(classes=["claims-settled"], translatable=False)
+        para += nodes.strong("", _("Claims of the source articles settled on this page:"))
+        for i, (claim_id, verdict) in enumerate(settled):
+            para += nodes.Text(" " if i == 0 else ", ")
+            uri = builder.get_relative_uri(docname, CLAIMS_DOC) + "#claim-" + claim_id
+            para += nodes.reference("", "", nodes.literal(claim_id, claim_id), refuri=uri)
+            para += nodes.Text(f" ({labels[verdict]})")
+        doctree.children[-1] += para
+
+
+def _index_claims(app, env, docnames):
+    try:
+        claims = claims_ledger.load(app.config.claims_ledger)
+    except claims_ledger.LedgerError:
+        claims = []
+    env.claims_by_page = {}
+    for claim in claims:
+        env.claims_by_page.setdefault(claim["page"], []).append((claim["id"], claim["verdict"]))
+
+
+def _outdated_when_torch_changes(app, env, added, changed, removed):
+    if CLAIMS_DOC in env.all_docs and getattr(env, "claims_key", None) != _key(app.config):
+        return [CLAIMS_DOC]
+    return []
+
+
+def setup(app):
+    default = str(Path(__file__).resolve().parents[1] / "claims.toml")
+    app.add_config_value("claims_ledger", default, "env", types=(str,))
+    app.add_directive("claims-ledger", ClaimsLedger)
+    app.connect("env-before-read-docs", _index_claims)
+    app.connect("env-get-outdated", _outdated_when_torch_changes)
+    app.connect("doctree-resolved", _resolve_page_links)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,92 @@
+"""The ledger of the source articles' claims: well formed, honest code, checked by the build."""
+
+import ast
+import re
+import sys
+
+import pytest
+
+from conftest import ROOT, build_site, copy_project
+
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+import claims_ledger  # noqa: E402
+
+CLAIMS = claims_ledger.load()
+
+
+def test_ledger_covers_both_articles():
+    assert 30 <= len(CLAIMS) <= 60
+    assert {c["article"] for c in CLAIMS} == {"inplace", "no_grad"}
+    assert {c["verdict"] for c in CLAIMS} == set(claims_ledger.VERDICTS)
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=lambda c: c["id"])
+def test_claim_code_computes_its_verdict(claim):
+    """A verdict assigned only as a constant at the top level could never change."""
+    tree = ast.parse(claim["code"])
+    top_level_constants = [
+        node for node in tree.body
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "verdict" for t in node.targets)
+        and isinstance(node.value, ast.Constant)
+    ]
+    assigns = [n for n in ast.walk(tree) if isinstance(n, ast.Assign)
+               and any(getattr(t, "id", None) == "verdict" for t in n.targets)]
+    assert assigns, "never sets verdict"
+    assert len(top_level_constants) < len(assigns) or any(
+        not isinstance(a.value, ast.Constant) for a in assigns), "verdict is a constant"
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=lambda c: c["id"])
+def test_claim_holds_as_recorded_on_this_torch(claim):
+    observed, evidence = claims_ledger.run(claim)
+    assert observed == claim["verdict"], evidence
+    assert evidence.strip(), "no evidence printed"
+    assert "/work/" not in evidence and "0x" not in evidence
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=lambda c: c["id"])
+def test_claim_points_to_an_existing_page(claim):
+    page = claim["page"]
+    sources = [ROOT / "docs" / f"{page}.rst", ROOT / "docs" / f"{page}.md", ROOT / f"{page}.py"]
+    assert any(s.exists() for s in sources), page
+
+
+def test_malformed_ledger_is_reported_with_the_claim(tmp_path):
+    bad = tmp_path / "claims.toml"
+    text = (ROOT / "docs" / "claims.toml").read_text()
+    bad.write_text(text.replace('verdict = "holds"', 'verdict = "mostly"', 1))
+    with pytest.raises(claims_ledger.LedgerError, match=r"claim #1 \(leaf-inplace-raises\): verdict 'mostly'"):
+        claims_ledger.load(bad)
+
+
+def test_flipped_verdict_fails_the_build_naming_the_claim(tmp_path):
+    project = copy_project(tmp_path / "project")
+    ledger = project / "docs" / "claims.toml"
+    text = ledger.read_text()
+    start = text.index('id = "index-add-inplace-raises"')
+    line = text[:start].count("\n") + 1
+    flipped = text[:start] + text[start:].replace('verdict = "does not hold"', 'verdict = "holds"', 1)
+    ledger.write_text(flipped)
+    code, output = build_site(project, "--lang", "en")
+    assert code != 0
+    assert re.search(
+        rf"claims\.toml:{line}: WARNING: claim index-add-inplace-raises no longer matches the ledger "
+        r"on torch [\w.+]+: recorded 'holds', observed 'does not hold' \(page recipes/plot_05_indexing_and_inplace\)",
+        output), output
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_claims_page_shows_every_claim_with_evidence(built_site, lang):
+    project, code, output = built_site
+    assert code == 0, output
+    page = (project / "build/html" / lang / "claims.html").read_text(encoding="utf-8")
+    boxes = re.findall(r'<div class="claim verdict-[\w-]+ docutils container" id="claim-([\w-]+)">(.*?)</pre>', page, re.S)
+    assert [b[0] for b in boxes] == [c["id"] for c in CLAIMS]
+    import torch
+    assert torch.__version__ in page
+
+
+def test_pages_link_to_the_claims_they_settle(built_site):
+    project, code, output = built_site
+    page = (project / "build/html/en/recipes/plot_05_indexing_and_inplace.html").read_text(encoding="utf-8")
+    assert 'href="../claims.html#claim-index-add-inplace-raises"' in page
