@@ -22,6 +22,7 @@ extensions = [
     "notebook_download",
     "recipe_guard",
     "site_languages",
+    "theme_a11y",
     "korean_search",
     "claims",
     "execution_report",
@@ -54,6 +55,7 @@ html_theme = "furo"
 html_title = project
 html_static_path = ["docs/_static"]
 html_css_files = ["site.css"]
+html_favicon = "docs/_static/favicon.svg"
 templates_path = ["docs/_templates"]
 html_sidebars = {
     "**": [
@@ -98,7 +100,7 @@ myst_enable_extensions = ["dollarmath", "colon_fence"]
 
 # --- copy buttons: code only, never prompts or output -----------------------------
 copybutton_selector = (
-    "div[class*='highlight-']:not(.sphx-glr-script-out):not(.output) > div.highlight > pre"
+    'div[class*="highlight-"]:not(.sphx-glr-script-out):not(.output) > div.highlight > pre'
 )
 copybutton_prompt_text = r">>> |\.\.\. "
 copybutton_prompt_is_regexp = True

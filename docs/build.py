@@ -10,14 +10,16 @@ A non-zero exit means the site is not fit to publish (warnings count).
 
 import argparse
 import os
-import shutil
+import runpy
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
+from xml.sax.saxutils import escape
 
 ROOT = Path(__file__).resolve().parents[1]
 LANGUAGES = ("en", "ko")
-FALLBACK_EPOCH = "1764460800"  # 2025-11-30, used outside a git checkout
+FALLBACK_EPOCH = "1795996800"  # 2026-11-30, used outside a git checkout
 
 
 def source_date_epoch():
@@ -56,8 +58,35 @@ def build_html(languages=LANGUAGES, extra=()):
         if code:
             print(f"docs/build.py: the {lang} build failed (exit {code})", file=sys.stderr)
             return code
-    shutil.copyfile(ROOT / "docs" / "_root" / "index.html", html / "index.html")
+    write_site_root(html, languages)
     return 0
+
+
+def write_site_root(html, languages):
+    """The files above the language trees: index.html, 404.html and sitemap.xml."""
+    site_url = runpy.run_path(str(ROOT / "conf.py"))["site_url"].rstrip("/") + "/"
+    root = ROOT / "docs" / "_root"
+    (html / "index.html").write_text((root / "index.html").read_text(encoding="utf-8"), encoding="utf-8")
+    # a 404 page is served at any depth: its links start from the site's path
+    page_404 = (root / "404.html").read_text(encoding="utf-8")
+    (html / "404.html").write_text(page_404.replace("{base}", urlsplit(site_url).path), encoding="utf-8")
+    tree = html / languages[0]
+    pages = sorted(
+        p.relative_to(tree).as_posix() for p in tree.rglob("*.html")
+        if p.name not in {"genindex.html", "search.html"} and not p.relative_to(tree).as_posix().startswith("_")
+    )
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
+             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+             'xmlns:xhtml="http://www.w3.org/1999/xhtml">']
+    for page in pages:
+        for lang in languages:
+            lines.append(f"  <url><loc>{escape(site_url + lang + '/' + page)}</loc>")
+            for alt in languages:
+                lines.append(f'    <xhtml:link rel="alternate" hreflang="{alt}" '
+                             f'href="{escape(site_url + alt + "/" + page)}"/>')
+            lines.append("  </url>")
+    lines.append("</urlset>")
+    (html / "sitemap.xml").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def build_gettext(extra=()):

@@ -27,7 +27,8 @@ def visit_math(translator, node):
 
 
 def visit_math_block(translator, node):
-    translator.body.append(translator.starttag(node, "div", CLASS="math"))
+    # a wide formula scrolls: keyboard users must be able to focus it to scroll it
+    translator.body.append(translator.starttag(node, "div", CLASS="math", tabindex="0"))
     translator.body.append(_mathml(translator, node, True))
     translator.body.append("</div>\n")
     raise nodes.SkipNode

@@ -2,13 +2,17 @@
 
 For every page this adds what links it to its counterparts: the language
 switch's links (relative, so they work under any sub-path and from ``file://``),
-``<link rel="alternate" hreflang>`` for each language, and a canonical link
-(Sphinx writes it from ``html_baseurl``, which we point at this language's tree).
+``<link rel="alternate" hreflang>`` for each language, a canonical link
+(Sphinx writes it from ``html_baseurl``, which we point at this language's tree),
+and OpenGraph tags for link previews.
 """
+
+from html import escape
 
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
+OG_LOCALES = {"en": "en_US", "ko": "ko_KR"}
 
 
 def _set_baseurl(app, config):
@@ -39,7 +43,18 @@ def _page_context(app, pagename, templatename, context, doctree):
         )
         alternates += (f'<link rel="alternate" hreflang="x-default" '
                        f'href="{base}/en/{pagename}{suffix}" />\n')
-        context["metatags"] = context.get("metatags", "") + alternates
+        url = f"{base}/{config.language}/{pagename}{suffix}"
+        title = context.get("title") or config.project
+        og = {
+            "og:title": f"{title} - {config.project}" if pagename != config.root_doc else config.project,
+            "og:type": "website" if pagename == config.root_doc else "article",
+            "og:url": url, "og:site_name": config.project,
+            "og:locale": OG_LOCALES.get(config.language, config.language),
+        }
+        tags = "".join(f'<meta property="{k}" content="{escape(v, quote=True)}" />\n' for k, v in og.items())
+        tags += "".join(f'<meta property="og:locale:alternate" content="{OG_LOCALES.get(code, code)}" />\n'
+                        for code in config.site_languages if code != config.language)
+        context["metatags"] = context.get("metatags", "") + alternates + tags
 
 
 def setup(app):

@@ -1,0 +1,96 @@
+"""Read a built site without a browser: resources it loads, links and anchors it has."""
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+OFF_SITE = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.I)  # http://, https://, //host
+# <link rel=...> values that make the browser fetch the target
+LOADING_RELS = {"stylesheet", "icon", "preload", "modulepreload", "prefetch", "manifest",
+                "apple-touch-icon", "shortcut", "dns-prefetch", "preconnect"}
+
+
+class _Tags(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.ids = [], set()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.append((tag, attrs))
+        for key in ("id", "name"):
+            if attrs.get(key):
+                self.ids.add(attrs[key])
+
+
+def parse(path):
+    parser = _Tags()
+    parser.feed(Path(path).read_text(encoding="utf-8"))
+    return parser
+
+
+def loaded_resources(path):
+    """(tag, url) of everything an HTML page makes the browser load."""
+    found = []
+    for tag, attrs in parse(path).tags:
+        if tag in {"script", "img", "iframe", "audio", "video", "source", "embed", "track"} and attrs.get("src"):
+            found.append((tag, attrs["src"]))
+        if tag == "link" and attrs.get("href"):
+            rels = set((attrs.get("rel") or "").lower().split())
+            if rels & LOADING_RELS:
+                found.append((tag, attrs["href"]))
+        if tag == "object" and attrs.get("data"):
+            found.append((tag, attrs["data"]))
+    return found
+
+
+CSS_URL = re.compile(r"""@import\s+(?:url\()?\s*['"]?([^'")\s;]+)|url\(\s*['"]?([^'")]+)""", re.I)
+
+
+def off_site_references(site):
+    """Every place a built HTML or CSS file would load something from another site."""
+    problems = []
+    for page in sorted(Path(site).rglob("*.html")):
+        for tag, url in loaded_resources(page):
+            if OFF_SITE.match(url):
+                problems.append(f"{page}: <{tag}> loads {url}")
+    for sheet in sorted(Path(site).rglob("*.css")):
+        for match in CSS_URL.finditer(sheet.read_text(encoding="utf-8", errors="replace")):
+            url = match.group(1) or match.group(2)
+            if OFF_SITE.match(url):
+                problems.append(f"{sheet}: CSS loads {url}")
+    return problems
+
+
+def broken_links(site, site_path="/"):
+    """Internal links (href/src) in every HTML file that lead to no file or no anchor."""
+    site = Path(site)
+    problems, ids_cache = [], {}
+    for page in sorted(site.rglob("*.html")):
+        for tag, attrs in parse(page).tags:
+            for key in ("href", "src"):
+                url = attrs.get(key)
+                if not url or OFF_SITE.match(url) or url.startswith(("mailto:", "javascript:", "data:")):
+                    continue
+                parts = urlsplit(url)
+                if parts.path.startswith("/"):
+                    if not parts.path.startswith(site_path):
+                        problems.append(f"{page}: {url} is outside the site")
+                        continue
+                    target = site / unquote(parts.path[len(site_path):])
+                elif parts.path:
+                    target = page.parent / unquote(parts.path)
+                else:
+                    target = page
+                if target.is_dir():
+                    target = target / "index.html"
+                if not target.exists():
+                    problems.append(f"{page}: {url} -> no file {target}")
+                    continue
+                if parts.fragment and target.suffix == ".html":
+                    if target not in ids_cache:
+                        ids_cache[target] = parse(target).ids
+                    if unquote(parts.fragment) not in ids_cache[target]:
+                        problems.append(f"{page}: {url} -> no anchor #{parts.fragment}")
+    return problems

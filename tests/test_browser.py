@@ -1,0 +1,219 @@
+"""The site in a real browser: Debian's Chromium, driven by Playwright.
+
+Skipped when Chromium is missing, unless AUTOGRAD_RECIPES_REQUIRE_BROWSER=1 (as in
+.ci/run), which turns the skip into a failure. Screenshots and the per-page
+request counts go to build/test-artifacts/.
+"""
+
+import functools
+import http.server
+import json
+import os
+import re
+import threading
+from pathlib import Path
+from urllib.parse import quote, urlsplit
+
+import pytest
+
+from conftest import ROOT
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = ROOT / "build" / "test-artifacts"
+SUB_PATH = "/autograd-recipes/"  # served below a sub-path, as on GitHub Pages
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("AUTOGRAD_RECIPES_REQUIRE_BROWSER") == "1":
+        raise RuntimeError(f"{CHROMIUM} is missing but browser tests are required (apt-get install chromium)")
+    pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium); browser tests skipped",
+                allow_module_level=True)
+
+from axe_playwright_python.sync_playwright import Axe  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(built_site, tmp_path_factory):
+    """The built site served on 127.0.0.1 below SUB_PATH; yields its base URL."""
+    project, code, output = built_site
+    assert code == 0, output
+    www = tmp_path_factory.mktemp("www")
+    (www / SUB_PATH.strip("/")).symlink_to(project / "build" / "html")
+    handler = functools.partial(_QuietHandler, directory=str(www))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}{SUB_PATH}", project / "build" / "html"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def all_pages(html):
+    out = []
+    for lang in ("en", "ko"):
+        tree = html / lang
+        out += [f"{lang}/{p.relative_to(tree).as_posix()}" for p in sorted(tree.rglob("*.html"))
+                if not p.relative_to(tree).as_posix().startswith("_")]
+    return out
+
+
+def page_type(path):
+    name = path.split("/", 1)[1]
+    if name.startswith("recipes/plot_"):
+        return "recipe"
+    return {"index.html": "landing", "no_grad_guide.html": "guide", "inplace_overview.html": "overview",
+            "claims.html": "claims", "search.html": "search"}.get(name, "other")
+
+
+def test_every_page_is_clean_local_and_accessible(site, browser):
+    base, html = site
+    origin = "{0.scheme}://{0.netloc}".format(urlsplit(base))
+    pages = all_pages(html)
+    assert len(pages) >= 30
+    axe = Axe()
+    problems, requests_per_type = [], {}
+    context = browser.new_context()
+    for path in pages:
+        page = context.new_page()
+        events = []
+        page.on("console", lambda m: events.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: events.append(f"page error: {e}"))
+        page.on("requestfailed", lambda r: events.append(f"failed request: {r.url} {r.failure}"))
+        requests = []
+        page.on("request", lambda r: requests.append(r.url))
+        response = page.goto(base + path, wait_until="networkidle")
+        if response is None or response.status != 200:
+            events.append(f"HTTP {response and response.status}")
+        off = [u for u in requests if not u.startswith(origin) and not u.startswith("data:")]
+        events += [f"request off the local origin: {u}" for u in off]
+        violations = [v for v in axe.run(page).response["violations"]
+                      if v["impact"] in ("serious", "critical")]
+        events += [f"axe {v['impact']} {v['id']}: {v['help']} ({len(v['nodes'])} nodes: "
+                   f"{v['nodes'][0]['target']})" for v in violations]
+        problems += [f"{path}: {e}" for e in events]
+        requests_per_type.setdefault(page_type(path), []).append(len(requests))
+        page.close()
+    context.close()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "requests-per-page.json").write_text(json.dumps(requests_per_type, indent=1))
+    assert not problems, "\n".join(problems)
+
+
+def test_language_switch_lands_on_the_same_page_and_back(site, page):
+    base, html = site
+    page.goto(base + "en/recipes/plot_05_indexing_and_inplace.html")
+    page.click("nav.language-switch a[hreflang=ko]")
+    page.wait_for_load_state()
+    assert page.url == base + "ko/recipes/plot_05_indexing_and_inplace.html"
+    assert page.get_attribute("html", "lang") == "ko"
+    page.click("nav.language-switch a[hreflang=en]")
+    page.wait_for_load_state()
+    assert page.url == base + "en/recipes/plot_05_indexing_and_inplace.html"
+
+
+def test_root_page_picks_the_readers_language(site, browser):
+    base, html = site
+    for locale, expected in (("ko-KR", "ko/index.html"), ("en-US", "en/index.html"), ("de-DE", "en/index.html")):
+        context = browser.new_context(locale=locale)
+        page = context.new_page()
+        page.goto(base)
+        page.wait_for_url(base + expected)
+        context.close()
+
+
+def test_site_works_when_opened_from_disk(site, page):
+    base, html = site
+    page.goto((html / "en" / "recipes" / "plot_01_manual_weight_update.html").as_uri())
+    page.click("nav.language-switch a[hreflang=ko]")
+    page.wait_for_load_state()
+    assert page.url == (html / "ko" / "recipes" / "plot_01_manual_weight_update.html").as_uri()
+    assert "리프" in page.inner_text("article")
+
+
+def search(page, base, lang, query):
+    page.goto(f"{base}{lang}/search.html?q={quote(query)}")
+    page.wait_for_selector("#search-results ul.search li", timeout=15000)
+    return {urlsplit(a).path.rsplit("/", 1)[-1] for a in
+            page.eval_on_selector_all("#search-results ul.search li a", "els => els.map(e => e.href)")}
+
+
+@pytest.mark.parametrize("lang, query, expected", [
+    ("ko", "텐서는", "inplace_overview.html"),
+    ("ko", "기울기를", "no_grad_guide.html"),
+    ("ko", "제자리", "plot_02_residual_add.html"),
+    ("ko", "no_grad", "no_grad_guide.html"),
+    ("en", "version counter", "inplace_overview.html"),
+    ("en", "inference_mode", "no_grad_guide.html"),
+])
+def test_search_returns_the_expected_pages(site, page, lang, query, expected):
+    base, html = site
+    assert expected in search(page, base, lang, query)
+
+
+def test_copy_button_copies_code_without_output(site, browser):
+    base, html = site
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(base + "en/recipes/plot_03_clone_before_inplace.html")
+    blocks = page.locator("div.highlight-Python")
+    code = blocks.nth(1).locator("pre").inner_text()
+    blocks.nth(1).hover()
+    blocks.nth(1).locator("button.copybtn").click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.strip() == code.strip()
+    assert "x.add_(1)" in copied and "RuntimeError: a leaf" not in copied  # no output
+    # output blocks get no copy button at all
+    assert page.locator("div.sphx-glr-script-out button.copybtn").count() == 0
+    page.goto(base + "en/no_grad_guide.html")
+    assert page.locator("div.cell_output button.copybtn").count() == 0
+    assert page.locator("div.cell_input button.copybtn").count() > 10
+    context.close()
+
+
+def test_theme_toggle_cycles_themes(site, page):
+    base, html = site
+    page.goto(base + "en/index.html")
+    seen = []
+    for _ in range(3):
+        page.locator("button.theme-toggle:visible").first.click()
+        seen.append(page.evaluate("document.body.dataset.theme"))
+    assert set(seen) == {"light", "dark", "auto"}, seen
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_screenshots(site, browser, lang):
+    base, html = site
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for name, path, viewport in [("landing", "index.html", (1200, 900)),
+                                 ("recipe", "recipes/plot_05_indexing_and_inplace.html", (1200, 900)),
+                                 ("guide", "no_grad_guide.html", (1200, 900)),
+                                 ("recipe-phone", "recipes/plot_05_indexing_and_inplace.html", (390, 844))]:
+        context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+        page = context.new_page()
+        page.goto(base + f"{lang}/{path}", wait_until="networkidle")
+        target = ARTIFACTS / f"{name}-{lang}.png"
+        page.screenshot(path=str(target), full_page=name != "guide")
+        context.close()
+        assert target.stat().st_size > 10_000
