@@ -1,4 +1,4 @@
-"""Contributor tasks: ``nox -s docs``, ``tests``, ``i18n``, ``claims``, ``serve``."""
+"""Contributor tasks: ``nox -s docs``, ``tests``, ``i18n``, ``claims``, ``bench``, ``serve``."""
 
 import nox
 
@@ -34,6 +34,13 @@ def i18n(session):
     session.run("python", "docs/build.py", "--gettext")
     session.run("sphinx-intl", "update", "-p", "build/gettext", "-l", "ko", "-d", "locales")
     session.run("python", "docs/check_catalogs.py", "--pot", "build/gettext", success_codes=[0, 1])
+
+
+@nox.session
+def bench(session):
+    """Time cold and incremental builds on a copy of the project; check the budgets."""
+    install(session)
+    session.run("python", "docs/bench.py")
 
 
 @nox.session

@@ -13,6 +13,7 @@ import os
 import runpy
 import subprocess
 import sys
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 from xml.sax.saxutils import escape
@@ -52,9 +53,21 @@ def sphinx(builder, lang, outdir, extra=()):
 
 
 def build_html(languages=LANGUAGES, extra=()):
+    from check_catalogs import catalog_problems
+
+    # a message left untranslated would show English on a Korean page: refuse, before any work
+    for lang in languages:
+        problems = [] if lang == "en" else catalog_problems(ROOT / "locales" / lang / "LC_MESSAGES")
+        for problem in problems:
+            print(f"docs/build.py: {problem}", file=sys.stderr)
+        if problems:
+            print(f"docs/build.py: the {lang} catalogs are not complete; run nox -s i18n", file=sys.stderr)
+            return 1
     html = ROOT / "build" / "html"
     for lang in languages:
+        start = time.perf_counter()
         code = sphinx("html", lang, html / lang, extra)
+        print(f"docs/build.py: {lang} built in {time.perf_counter() - start:.1f} s", file=sys.stderr)
         if code:
             print(f"docs/build.py: the {lang} build failed (exit {code})", file=sys.stderr)
             return code

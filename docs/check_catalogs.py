@@ -24,12 +24,10 @@ def catalog_problems(locale_dir, pot_dir=None):
     for po_path in catalogs:
         name = po_path.relative_to(locale_dir).with_suffix("").as_posix()
         po = polib.pofile(str(po_path))
-        for entry in po.untranslated_entries():
-            problems.append(f"{po_path}: untranslated: {entry.msgid[:70]!r}")
-        for entry in po.fuzzy_entries():
-            problems.append(f"{po_path}: fuzzy: {entry.msgid[:70]!r}")
-        for entry in po.obsolete_entries():
-            problems.append(f"{po_path}: obsolete: {entry.msgid[:70]!r}")
+        for kind, entries in (("untranslated", po.untranslated_entries()),
+                              ("fuzzy", po.fuzzy_entries()), ("obsolete", po.obsolete_entries())):
+            for entry in entries:
+                problems.append(f"{po_path}:{entry.linenum}: {kind}: {entry.msgid[:70]!r}")
         if pot_dir is None or name in NOT_FROM_DOCUMENTS:
             continue
         pot_path = pot_dir / f"{name}.pot"

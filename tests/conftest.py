@@ -23,9 +23,9 @@ def copy_project(dest):
     return dest
 
 
-def build_site(project, *extra, timeout=900):
+def build_site(project, *extra, timeout=900, env=None):
     """Build ``project`` with its own docs/build.py; return (exit code, all output)."""
-    env = {k: v for k, v in os.environ.items() if k != "FORCE_COLOR"}
+    env = {k: v for k, v in {**os.environ, **(env or {})}.items() if k != "FORCE_COLOR"}
     env.update(PYTHONHASHSEED="0", NO_COLOR="1")  # plain text to assert on
     result = subprocess.run(
         [sys.executable, "docs/build.py", "--no-color", *extra], cwd=project, env=env,

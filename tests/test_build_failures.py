@@ -3,14 +3,23 @@
 Each test changes a fresh copy of the project and builds it.
 """
 
+import re
+
 from conftest import build_site, copy_project
 
 
-def break_recipe(project, name, old, new):
-    path = project / "recipes" / name
+def break_file(path, old, new):
     source = path.read_text()
-    assert old in source, f"{old!r} not in {name}"
+    assert old in source, f"{old!r} not in {path.name}"
     path.write_text(source.replace(old, new, 1))
+
+
+def break_recipe(project, name, old, new):
+    break_file(project / "recipes" / name, old, new)
+
+
+def break_notebook(project, name, old, new):
+    break_file(project / "docs" / name, old, new)
 
 
 def test_failing_snippet_that_stops_failing_fails_the_build(tmp_path):
@@ -50,13 +59,6 @@ def test_unexpected_raise_in_a_recipe_fails_the_build(tmp_path):
     assert code != 0
     assert "plot_06_parameter_decay.py unexpectedly failed" in output
     assert "ValueError: planted by test_unexpected_raise" in output
-
-
-def break_notebook(project, name, old, new):
-    path = project / "docs" / name
-    source = path.read_text()
-    assert old in source, f"{old!r} not in {name}"
-    path.write_text(source.replace(old, new, 1))
 
 
 def test_notebook_cell_that_stops_raising_fails_the_build(tmp_path):
@@ -100,3 +102,40 @@ def test_hanging_recipe_is_stopped_and_fails_the_build(tmp_path):
     assert code != 0
     assert "plot_04_relu_inplace.py unexpectedly failed" in output
     assert "TimeoutError: recipe plot_04_relu_inplace.py still running after 5 s" in output
+
+
+def test_syntax_error_in_a_recipe_fails_the_build_with_file_and_line(tmp_path):
+    project = copy_project(tmp_path / "project")
+    break_recipe(project, "plot_03_clone_before_inplace.py",
+                 "x = torch.randn(5, requires_grad=True)\n", "x = torch.randn(5, requires_grad=True\n")
+    code, output = build_site(project, "--lang", "en")
+    assert code != 0
+    assert "plot_03_clone_before_inplace.py unexpectedly failed" in output
+    assert re.search(r'File ".*plot_03_clone_before_inplace\.py", line \d+\n.*\n.*\n\s*SyntaxError: ', output), output
+
+
+def test_untranslated_korean_message_fails_the_build_naming_the_catalog(tmp_path):
+    import polib
+
+    project = copy_project(tmp_path / "project")
+    po_path = project / "locales/ko/LC_MESSAGES/recipes/plot_06_parameter_decay.po"
+    po = polib.pofile(str(po_path))
+    entry = next(e for e in po if e.msgid == "The safe version")
+    entry.msgstr = ""
+    po.save()
+    line = polib.pofile(str(po_path)).find("The safe version").linenum
+    code, output = build_site(project)
+    assert code != 0
+    assert f"{po_path}:{line}: untranslated: 'The safe version'" in output
+    assert not (project / "build" / "html").exists(), "it should refuse before building anything"
+
+
+def test_broken_cross_reference_fails_the_build_with_file_and_line(tmp_path):
+    project = copy_project(tmp_path / "project")
+    index = project / "docs" / "index.rst"
+    text = index.read_text()
+    index.write_text(text.replace("Start with :doc:`inplace_overview`", "Start with :doc:`inplace_overveiw`", 1))
+    line = next(n for n, l in enumerate(index.read_text().splitlines(), 1) if "inplace_overveiw" in l)
+    code, output = build_site(project, "--lang", "en")
+    assert code != 0
+    assert f"index.rst:{line}: WARNING: unknown document: 'inplace_overveiw'" in output, output

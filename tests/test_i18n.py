@@ -78,8 +78,9 @@ def test_an_untranslated_message_is_reported(tmp_path):
     victim = next(e for e in po if e.msgid.startswith("The safe version"))
     victim.msgstr = ""
     po.save()
+    line = polib.pofile(str(po_path)).find(victim.msgid).linenum  # saving re-wraps lines
     problems = catalog_problems(project / "locales/ko/LC_MESSAGES")
-    assert problems == [f"{po_path}: untranslated: {victim.msgid[:70]!r}"]
+    assert problems == [f"{po_path}:{line}: untranslated: {victim.msgid[:70]!r}"]
 
 
 def test_changed_english_is_reported_as_drift(built_site, tmp_path):

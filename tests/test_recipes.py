@@ -1,12 +1,13 @@
 """Each recipe is a standalone script: it runs with plain ``python``, needing only torch."""
 
 import ast
+import re
 import subprocess
 import sys
 
 import pytest
 
-from conftest import RECIPES
+from conftest import RECIPES, ROOT
 
 
 def test_there_are_seven_recipes():
@@ -45,3 +46,17 @@ def test_recipe_demonstrates_a_pitfall_and_a_checked_fix(recipe):
     assert docstring and "\n===" in docstring, "module docstring with a title"
     assert "with expect_error(" in source, "shows a real error"
     assert "\nassert " in source, "checks the safe version"
+
+
+def expect_error_source(text):
+    match = re.search(r"@contextlib\.contextmanager\ndef expect_error\(.*?\n(?=\S)", text, re.S)
+    assert match, "no expect_error helper"
+    return match.group(0)
+
+
+def test_every_page_carries_the_same_expect_error():
+    """Each recipe must run alone, so each carries the helper: the copies may not drift apart."""
+    copies = {p.name: expect_error_source(p.read_text()) for p in RECIPES}
+    for notebook in ("inplace_overview.md", "no_grad_guide.md"):
+        copies[notebook] = expect_error_source((ROOT / "docs" / notebook).read_text())
+    assert len(set(copies.values())) == 1, copies

@@ -9,7 +9,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from conftest import ROOT, copy_project
-from site_scan import broken_links, off_site_references
+sys.path.insert(0, str(ROOT / "docs"))
+from site_scan import broken_links, off_site_references  # noqa: E402
 
 
 def site_path():

@@ -13,6 +13,7 @@ tests can mask them. ``.. execution-report::`` renders the table.
 
 import json
 import re
+from importlib.metadata import version
 from pathlib import Path
 
 from docutils import nodes
@@ -149,8 +150,6 @@ def _row(*cells):
 
 
 def _table(app, docname, records):
-    import torch
-
     headers = [_("Page"), _("Kind"), _("Status"), _("Expected errors shown"),
                _("Run time"), _("torch"), _("Device")]
     table = nodes.table(classes=["execution-report"])
@@ -173,7 +172,7 @@ def _table(app, docname, records):
             xref, nodes.Text(kinds[record["kind"]]), nodes.Text(_("ok")),
             nodes.Text(str(record["expected_errors"])),
             measured(seconds_text(record["seconds"])),
-            nodes.Text(torch.__version__), nodes.Text(record["device"]),
+            nodes.Text(version("torch")), nodes.Text(record["device"]),
         )
     total = sum(r["seconds"] for r in records.values())
     body += _row(nodes.strong("", _("Total")), nodes.Text(""), nodes.Text(""), nodes.Text(""),

@@ -4,9 +4,11 @@ sphinx-gallery calls ``prepare_recipe`` (listed in ``reset_modules``) before and
 after every recipe. Before: torch is imported, so the first recipe's run time
 is not the cost of importing torch, and the seed is fixed. A recipe that runs
 longer than ``recipe_timeout`` seconds is stopped with a ``TimeoutError`` naming
-it, which fails the build like any other unexpected error.
+it, which fails the build like any other unexpected error. With
+``RECIPE_EXECUTION_LOG`` set, each run is appended to that file (for ``nox -s bench``).
 """
 
+import os
 import signal
 from pathlib import Path
 
@@ -27,6 +29,9 @@ def prepare_recipe(gallery_conf, fname, when):
     if fname is None:  # called once on entering the gallery directory
         return
     if when == "before":
+        if os.environ.get("RECIPE_EXECUTION_LOG"):  # nox -s bench counts executions
+            with open(os.environ["RECIPE_EXECUTION_LOG"], "a") as log:
+                log.write(Path(fname).name + "\n")
         import torch
 
         torch.manual_seed(0)
