@@ -1,6 +1,6 @@
 """Sphinx configuration for Autograd Recipes.
 
-Build with ``nox -s docs`` (or ``sphinx-build -c . docs build/html/en``).
+Build with ``nox -s docs`` (which runs ``python docs/build.py``: English, then Korean).
 Kept declarative: behaviour lives in the small extensions under docs/_ext.
 """
 
@@ -36,7 +36,7 @@ gettext_location = False  # catalogs do not change when lines move
 gettext_uuid = False
 gettext_last_translator = "autograd-recipes contributors"
 site_languages = {"en": "English", "ko": "한국어"}
-site_url = "https://autograd-recipes.github.io/autograd-recipes/"
+site_url = "https://autograd-recipes.github.io/autograd-recipes/"  # canonical, hreflang, sitemap, 404
 
 exclude_patterns = [
     "_ext",
@@ -46,9 +46,7 @@ exclude_patterns = [
     "recipes/**.ipynb",
     "**.ipynb_checkpoints",
 ]
-suppress_warnings = []
-nitpicky = True
-today_fmt = "%Y-%m-%d"
+nitpicky = True  # every unresolved reference is a warning, and -W makes it an error
 
 # --- theme -------------------------------------------------------------------
 html_theme = "furo"
