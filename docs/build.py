@@ -5,22 +5,38 @@ the benchmarks all call it. Output: ``build/html/<lang>/`` for each language,
 and ``build/html/index.html``, which sends a reader to their language. English
 is built first: it runs the recipes and notebooks, and the Korean build reuses
 their results (sphinx-gallery's md5 check, myst-nb's jupyter-cache).
-A non-zero exit means the site is not fit to publish (warnings count).
+
+Exit 0 means the site is fit to publish (warnings count as errors). To make
+that hold whatever the site's code does, each language is built by a child
+process (``--child``), watched from here: one that exits early (``os._exit``,
+``sys.exit``, a crash, a kill) fails the build, named by the breadcrumb of what
+it was running (docs/_ext/breadcrumb.py); one that runs past ``--timeout`` is
+killed. Then the produced site is checked: every page of every built language
+present, and no page showing this checkout's absolute path. Only one build runs
+in a checkout at a time (a lock in ``build/``).
 """
 
 import argparse
+import datetime
+import fcntl
 import os
 import runpy
 import subprocess
 import sys
 import time
+import traceback
 from pathlib import Path
 from urllib.parse import urlsplit
 from xml.sax.saxutils import escape
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+import breadcrumb  # noqa: E402
+
 LANGUAGES = ("en", "ko")
 FALLBACK_EPOCH = "1795996800"  # 2026-11-30, used outside a git checkout
+BUILD_TIMEOUT = 1800  # seconds for one language, a last resort behind every finer limit
+TEXT_SUFFIXES = {".html", ".txt", ".js", ".json", ".xml", ".ipynb", ".py", ".css", ".svg"}
 
 
 def source_date_epoch():
@@ -37,11 +53,8 @@ def source_date_epoch():
     return out or FALLBACK_EPOCH
 
 
-def sphinx(builder, lang, outdir, extra=()):
-    from sphinx.cmd.build import build_main
-
-    os.environ["SOURCE_DATE_EPOCH"] = source_date_epoch()
-    return build_main([
+def sphinx_args(builder, lang, outdir, extra=()):
+    return [
         "-b", builder, "-W", "--keep-going", "-q",
         "-c", str(ROOT),
         "-d", str(ROOT / "build" / "doctrees" / f"{builder}-{lang}"),
@@ -49,10 +62,66 @@ def sphinx(builder, lang, outdir, extra=()):
         *extra,
         str(ROOT / "docs"),
         str(outdir),
-    ])
+    ]
 
 
-def build_html(languages=LANGUAGES, extra=()):
+def run_child(builder, lang, outdir, extra=(), timeout=BUILD_TIMEOUT):
+    """Build one language in a child process; exit code, with a message when it died."""
+    state = ROOT / "build" / f".{builder}-{lang}"
+    crumb, done = state.with_suffix(".running"), state.with_suffix(".done")
+    crumb.unlink(missing_ok=True)
+    done.unlink(missing_ok=True)
+    env = {**os.environ, "SOURCE_DATE_EPOCH": source_date_epoch(), breadcrumb.ENV: str(crumb)}
+    command = [sys.executable, __file__, "--child", builder, lang, str(outdir), str(done), *extra]
+    try:
+        code = subprocess.run(command, env=env, timeout=timeout).returncode
+        finished = done.is_file()
+    except subprocess.TimeoutExpired:
+        code, finished = f"killed after {timeout} s (--timeout)", False
+    if finished:
+        return code
+    last = breadcrumb.read(crumb)
+    running = f", while running {breadcrumb.describe(last)}" if last else ""
+    how = f"killed by signal {-code}" if isinstance(code, int) and code < 0 else (
+        code if isinstance(code, str) else f"exit {code}")
+    print(f"docs/build.py: the {lang} build ended before it finished ({how}){running}; "
+          "nothing it wrote can be published", file=sys.stderr)
+    return 1
+
+
+def child(builder, lang, outdir, done, extra):
+    """The child's side: Sphinx, then a note that it finished, then a hard exit (a thread
+    a recipe left running must not keep the process alive)."""
+    from sphinx.cmd.build import build_main
+
+    try:
+        code = build_main(sphinx_args(builder, lang, outdir, extra))
+    except SystemExit as exit_:  # a page's code called sys.exit(): not an Exception, so Sphinx lets it by
+        print(f"{_exit_site(exit_)}: sys.exit({exit_.code!r}) ended the build"
+              f"{_while_running()}; a page's code must not exit", file=sys.stderr)
+        code = 1
+    Path(done).write_text(str(code), encoding="utf-8")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _exit_site(exit_):
+    """'recipes/plot_01.py:12': the last frame in this project that raised SystemExit."""
+    sites = [f for f in traceback.extract_tb(exit_.__traceback__)
+             if Path(f.filename).resolve().is_relative_to(ROOT)
+             and not Path(f.filename).resolve().is_relative_to(ROOT / "docs" / "_ext")]
+    if not sites:
+        return "docs/build.py"
+    return f"{os.path.relpath(sites[-1].filename, ROOT)}:{sites[-1].lineno}"
+
+
+def _while_running():
+    last = breadcrumb.read(os.environ.get(breadcrumb.ENV, ""))
+    return f" while running {breadcrumb.describe(last)}" if last else ""
+
+
+def build_html(languages=LANGUAGES, extra=(), timeout=BUILD_TIMEOUT):
     from check_catalogs import catalog_problems
 
     # a message left untranslated would show English on a Korean page: refuse, before any work
@@ -66,13 +135,84 @@ def build_html(languages=LANGUAGES, extra=()):
     html = ROOT / "build" / "html"
     for lang in languages:
         start = time.perf_counter()
-        code = sphinx("html", lang, html / lang, extra)
+        code = run_child("html", lang, html / lang, extra, timeout)
         print(f"docs/build.py: {lang} built in {time.perf_counter() - start:.1f} s", file=sys.stderr)
         if code:
             print(f"docs/build.py: the {lang} build failed (exit {code})", file=sys.stderr)
+            report(path_problems(html))
             return code
-    write_site_root(html, languages)
+    write_site_root(html, LANGUAGES)
+    problems = missing_pages(html, languages) + path_problems(html)
+    if problems:
+        report(problems)
+        print("docs/build.py: the site is not fit to publish", file=sys.stderr)
+        return 1
     return 0
+
+
+def report(problems):
+    for problem in problems:
+        print(f"docs/build.py: {problem}", file=sys.stderr)
+
+
+def expected_pages():
+    """Every page the sources make: docs/**/*.rst|md, the gallery index and each recipe."""
+    docs = ROOT / "docs"
+    pages = {"search", "genindex", "recipes/index"}
+    for source in docs.rglob("*"):
+        parts = source.relative_to(docs).parts
+        if source.suffix in {".rst", ".md"} and not parts[0].startswith("_") and parts[0] != "recipes":
+            pages.add(source.relative_to(docs).with_suffix("").as_posix())
+    pages |= {f"recipes/{p.stem}" for p in (ROOT / "recipes").glob("plot_*.py")}
+    return sorted(pages)
+
+
+def missing_pages(html, languages):
+    """A page of a built language that is missing or empty, or a missing root file."""
+    problems = [f"{html / name}: missing" for name in ("index.html", "404.html", "sitemap.xml")
+                if not (html / name).is_file()]
+    for lang in languages:
+        for page in expected_pages():
+            path = html / lang / f"{page}.html"
+            if not path.is_file() or path.stat().st_size == 0:
+                problems.append(f"{path}: missing or empty, although its source exists")
+    return problems
+
+
+def path_problems(html):
+    """Published files that show this checkout's absolute path (a traceback, a printed cwd)."""
+    needles = {str(ROOT), str(ROOT.resolve())}
+    problems = []
+    for path in sorted(html.rglob("*")) if html.is_dir() else []:
+        if path.suffix not in TEXT_SUFFIXES or not path.is_file():
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            if any(needle in line for needle in needles):
+                problems.append(f"{path}:{number}: shows the build machine's path {ROOT}")
+                break
+    return problems
+
+
+def acquire_lock():
+    """An exclusive lock on build/.lock for this process's life, or None with a message."""
+    lock_path = ROOT / "build" / ".lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    lock = open(lock_path, "a+", encoding="utf-8")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.seek(0)
+        holder = lock.read().strip() or "another process"
+        print(f"docs/build.py: another build is running in this checkout ({holder}); "
+              f"wait for it to end. Two builds would overwrite each other's output. "
+              f"(The lock, {lock_path}, frees itself when that process ends.)", file=sys.stderr)
+        return None
+    lock.seek(0)
+    lock.truncate()
+    started = datetime.datetime.now().isoformat(timespec="seconds")
+    lock.write(f"pid {os.getpid()}, started {started}")
+    lock.flush()
+    return lock
 
 
 def write_site_root(html, languages):
@@ -102,20 +242,28 @@ def write_site_root(html, languages):
     (html / "sitemap.xml").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def build_gettext(extra=()):
+def build_gettext(extra=(), timeout=BUILD_TIMEOUT):
     """Message templates (.pot) of the English source, for ``nox -s i18n``."""
-    return sphinx("gettext", "en", ROOT / "build" / "gettext", extra)
+    return run_child("gettext", "en", ROOT / "build" / "gettext", extra, timeout)
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--child"]:
+        return child(*argv[1:5], argv[5:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lang", choices=LANGUAGES, action="append",
                         help="build only this language (repeatable); default: all")
     parser.add_argument("--gettext", action="store_true", help="write .pot templates instead")
+    parser.add_argument("--timeout", type=float, default=BUILD_TIMEOUT,
+                        help=f"seconds one language may take before it is killed (default {BUILD_TIMEOUT})")
     args, extra = parser.parse_known_args(argv)
+    lock = acquire_lock()
+    if lock is None:
+        return 1
     if args.gettext:
-        return build_gettext(extra)
-    return build_html(tuple(args.lang or LANGUAGES), extra)
+        return build_gettext(extra, args.timeout)
+    return build_html(tuple(args.lang or LANGUAGES), extra, args.timeout)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, build_site, copy_project
+from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 import claims_ledger  # noqa: E402
@@ -57,22 +57,6 @@ def test_malformed_ledger_is_reported_with_the_claim(tmp_path):
     bad.write_text(text.replace('verdict = "holds"', 'verdict = "mostly"', 1))
     with pytest.raises(claims_ledger.LedgerError, match=r"claim #1 \(leaf-inplace-raises\): verdict 'mostly'"):
         claims_ledger.load(bad)
-
-
-def test_flipped_verdict_fails_the_build_naming_the_claim(tmp_path):
-    project = copy_project(tmp_path / "project")
-    ledger = project / "docs" / "claims.toml"
-    text = ledger.read_text()
-    start = text.index('id = "index-add-inplace-raises"')
-    line = text[:start].count("\n") + 1
-    flipped = text[:start] + text[start:].replace('verdict = "does not hold"', 'verdict = "holds"', 1)
-    ledger.write_text(flipped)
-    code, output = build_site(project, "--lang", "en")
-    assert code != 0
-    assert re.search(
-        rf"claims\.toml:{line}: WARNING: claim index-add-inplace-raises no longer matches the ledger "
-        r"on torch [\w.+]+: recorded 'holds', observed 'does not hold' \(page recipes/plot_05_indexing_and_inplace\)",
-        output), output
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])

@@ -82,3 +82,28 @@ def test_rebuild_without_changes_succeeds_and_runs_nothing(built_site):
     assert code == 0, output
     assert "Executing notebook" not in output
     assert {p: p.stat().st_mtime_ns for p in costs} == before, "a recipe ran again"
+
+
+def test_torch_upgrade_runs_every_recipe_and_notebook_again(built_site, tmp_path):
+    """A torch upgrade with no source change must not publish the old torch's outputs.
+
+    The build reads the installed torch's version from its distribution metadata (it
+    does not import torch to decide); a ``torch-2.99.0.dist-info`` first on the path is
+    what an upgrade changes there, while the same torch still runs the code.
+    """
+    import shutil
+
+    project = tmp_path / "project"
+    shutil.copytree(built_site[0], project, symlinks=True)
+    fake = tmp_path / "upgraded" / "torch-2.99.0.dist-info"
+    fake.mkdir(parents=True)
+    (fake / "METADATA").write_text("Metadata-Version: 2.1\nName: torch\nVersion: 2.99.0\n")
+    costs = sorted((project / "docs" / "recipes").glob("*.cost.json"))
+    before = {p: p.stat().st_mtime_ns for p in costs}
+    code, output = build_site(project, "--lang", "en", env={"PYTHONPATH": str(fake.parent)})
+    assert code == 0, output
+    assert len(costs) == len(RECIPES) and all(p.stat().st_mtime_ns != before[p] for p in costs), \
+        "a recipe was not run again"
+    assert output.count("Executing notebook") == 2, output
+    report = html(project, "build_report.html")
+    assert "2.99.0" in report

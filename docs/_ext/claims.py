@@ -7,12 +7,17 @@ one is a warning at the claim's line of the ledger, so ``-W`` fails the build
 and names it: this is what tells a maintainer upgrading torch which pages went
 stale. Pages that a claim points to get links to the claims they settle.
 
-The results are cached per (ledger, torch version) in ``build/claims/``, so the
-Korean build reuses the English build's run.
+The claims run in a process of their own (claims_runner), each with a time
+limit. Their results are cached in ``build/claims/`` per ledger, runner code,
+torch and Python (``_key``), so the Korean build reuses the English build's run;
+results with an error are never cached.
 """
 
 import hashlib
 import json
+import os
+import platform
+import sys
 from importlib.metadata import version
 from pathlib import Path
 
@@ -22,9 +27,11 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 import claims_ledger
+import claims_runner
 
 logger = logging.getLogger(__name__)
 CLAIMS_DOC = "claims"
+RUNNER_SOURCES = ("claims_ledger.py", "claims_runner.py", "torch_state.py")
 
 
 def _labels():
@@ -35,19 +42,48 @@ def _labels():
 
 
 def _key(config):
-    # the installed torch's version without importing torch (1 s): no-change rebuilds stay fast
-    ledger = Path(config.claims_ledger).read_bytes()
-    return hashlib.sha256(ledger + version("torch").encode()).hexdigest()[:16]
+    """Everything a claim's result depends on: the ledger, the code that runs it, torch
+    (its version, read without importing torch: no-change rebuilds stay fast) and Python."""
+    here = Path(__file__).resolve().parent
+    parts = [Path(config.claims_ledger).read_bytes()]
+    parts += [(here / name).read_bytes() for name in RUNNER_SOURCES]
+    parts += [version("torch").encode(), sys.version.encode(), platform.platform().encode()]
+    return hashlib.sha256(b"\0".join(parts)).hexdigest()[:16]
+
+
+def cache_file(app):
+    """Under build/, whatever the builder (html, gettext) and output folder."""
+    return Path(app.confdir) / "build" / "claims" / f"results-{_key(app.config)}.json"
+
+
+def read_cache(path):
+    """The cached results, or None when missing or unreadable (say, cut short by a kill)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_cache(path, observed):
+    """Written whole or not at all: a temporary file, then an atomic rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(observed, ensure_ascii=False, indent=1), encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def results(app):
-    """{claim id: (observed verdict, evidence)}, run once per ledger and torch version."""
-    cache = Path(app.outdir).parent.parent / "claims" / f"results-{_key(app.config)}.json"
-    if cache.is_file():
-        return json.loads(cache.read_text(encoding="utf-8"))
-    observed = {c["id"]: claims_ledger.run(c) for c in claims_ledger.load(app.config.claims_ledger)}
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_text(json.dumps(observed, ensure_ascii=False, indent=1), encoding="utf-8")
+    """{claim id: (observed verdict, evidence)}, run once per _key in a clean process.
+
+    Results with an error are not cached: the next build runs the ledger again."""
+    cache = cache_file(app)
+    cached = read_cache(cache)
+    if cached is not None:
+        return cached
+    observed = claims_runner.run_all(app.config.claims_ledger, app.config.claims_timeout)
+    if all(verdict is not None for verdict, _ in observed.values()):
+        write_cache(cache, observed)
     return observed
 
 
@@ -162,6 +198,7 @@ def _outdated_when_torch_changes(app, env, added, changed, removed):
 def setup(app):
     default = str(Path(__file__).resolve().parents[1] / "claims.toml")
     app.add_config_value("claims_ledger", default, "env", types=(str,))
+    app.add_config_value("claims_timeout", 60, "env", types=(int, float))
     app.add_directive("claims-ledger", ClaimsLedger)
     app.connect("env-before-read-docs", _index_claims)
     app.connect("env-get-outdated", _outdated_when_torch_changes)

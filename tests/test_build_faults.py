@@ -1,0 +1,402 @@
+"""Broken recipes, claims, notebooks and references fail the build, each named.
+
+As in sphinx-gallery's own "tinybuild" tests, one copy of the project carries
+every fault that leaves the build running, and one build of it is checked by
+many small assertions. The copy lives in a folder whose path has a space,
+which the build must support. Faults that end the build process (sys.exit,
+os._exit, the watchdog) need a build each; they sit in the first recipe, so
+each of those builds stops within seconds.
+"""
+
+import fcntl
+import re
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from conftest import ROOT, build_site, copy_project
+
+RECIPE_TIMEOUT = 8  # seconds, for the fault build: the planted endless recipe stops after this
+
+
+def plant(path, old, new):
+    source = path.read_text()
+    assert old in source, f"{old!r} not in {path.name}"
+    path.write_text(source.replace(old, new, 1))
+
+
+def append(path, text):
+    path.write_text(path.read_text() + "\n" + textwrap.dedent(text))
+
+
+def line_of(path, text):
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+PLANTED_CLAIMS = '''
+[[claim]]
+id = "planted-endless-loop"
+article = "inplace"
+section = "planted"
+claim = "A claim whose code never ends."
+verdict = "holds"
+page = "index"
+timeout = 2
+code = """
+while True:
+    pass
+"""
+
+[[claim]]
+id = "planted-sys-exit"
+article = "inplace"
+section = "planted"
+claim = "A claim whose code calls sys.exit."
+verdict = "holds"
+page = "index"
+code = """
+import sys
+sys.exit(0)
+"""
+
+[[claim]]
+id = "planted-os-exit"
+article = "inplace"
+section = "planted"
+claim = "A claim whose code ends its process."
+verdict = "holds"
+page = "index"
+code = """
+import os
+os._exit(0)
+"""
+
+[[claim]]
+id = "planted-state-change"
+article = "inplace"
+section = "planted"
+claim = "A claim that leaves float64 as the default dtype."
+verdict = "holds"
+page = "index"
+code = """
+torch.set_default_dtype(torch.float64)
+verdict = "holds"
+"""
+'''
+
+HANGING_NOTEBOOK = """\
+---
+file_format: mystnb
+kernelspec:
+  name: python3
+  display_name: Python 3
+mystnb:
+  execution_timeout: 5
+orphan: true
+---
+
+# A planted notebook that hangs
+
+```{code-cell} ipython3
+import time
+
+time.sleep(600)
+```
+"""
+
+
+@pytest.fixture(scope="module")
+def fault_build(tmp_path_factory):
+    project = copy_project(tmp_path_factory.mktemp("faults") / "path with space" / "project")
+    recipes, docs = project / "recipes", project / "docs"
+    # recipes: two leave torch settings or a thread behind, five fail in different ways
+    append(recipes / "plot_01_manual_weight_update.py", """
+        torch.set_default_dtype(torch.float64)
+        torch.set_grad_enabled(False)
+        """)
+    append(recipes / "plot_02_residual_add.py", """
+        import os
+        import threading
+
+        torch.autograd.set_detect_anomaly(True)
+        threading.Thread(target=threading.Event().wait, name="planted-endless").start()
+        print("working directory:", os.getcwd())
+        """)
+    plant(recipes / "plot_03_clone_before_inplace.py",
+          'with expect_error(RuntimeError, "a leaf Variable that requires grad"):\n    x.add_(1)',
+          'with expect_error(RuntimeError, "a leaf Variable that requires grad"):\n    x.detach().add_(1)')
+    plant(recipes / "plot_04_relu_inplace.py", "import copy\n", "import copy\nimport time\n\ntime.sleep(600)\n")
+    plant(recipes / "plot_05_indexing_and_inplace.py",
+          '"a view of a leaf Variable that requires grad"', '"a view of a leaf tensor"')
+    plant(recipes / "plot_06_parameter_decay.py",
+          "w, x = fresh()\nloss = (w * x).sum()\nloss.backward()",
+          'w, x = fresh()\nraise ValueError("planted by the fault build")\nloss = (w * x).sum()\nloss.backward()')
+    plant(recipes / "plot_07_detach_statistics.py", "total = torch.zeros(1)\n", "total = torch.zeros(1\n")
+    # claims: a flipped verdict, and code that loops, exits, kills its process, changes torch
+    ledger = docs / "claims.toml"
+    text = ledger.read_text()
+    start = text.index('id = "index-add-inplace-raises"')
+    text = text[:start] + text[start:].replace('verdict = "does not hold"', 'verdict = "holds"', 1)
+    ledger.write_text(text + PLANTED_CLAIMS)
+    # notebooks: a cell that stops raising, an unexpected error, a cell that hangs
+    plant(docs / "no_grad_guide.md",
+          'with expect_error(RuntimeError, "Inplace update to inference tensor outside InferenceMode"):\n    frozen.add_(1)',
+          'with expect_error(RuntimeError, "Inplace update to inference tensor outside InferenceMode"):\n    frozen.clone().add_(1)')
+    plant(docs / "inplace_overview.md", "a = torch.ones(3)\n", 'a = torch.ones(3)\nraise KeyError("planted by the test")\n')
+    (docs / "planted_hang.md").write_text(HANGING_NOTEBOOK)
+    # a reference to a page that does not exist
+    plant(docs / "index.rst", "Start with :doc:`inplace_overview`", "Start with :doc:`inplace_overveiw`")
+    started = time.monotonic()
+    code, output = build_site(project, "--lang", "en", "-D", f"recipe_timeout={RECIPE_TIMEOUT}", timeout=600)
+    return project, code, output, time.monotonic() - started
+
+
+def test_fault_build_fails_and_ends_despite_the_endless_thread(fault_build):
+    project, code, output, seconds = fault_build
+    assert code != 0, output
+    assert seconds < 300, "a thread left running must not keep the build alive"
+
+
+def test_a_checkout_path_with_a_space_builds(fault_build):
+    project, code, output, seconds = fault_build
+    assert " " in str(project)
+    assert "spaces" not in output, output
+
+
+EXPECTED = {
+    "snippet that stops failing": [
+        "plot_03_clone_before_inplace.py unexpectedly failed",
+        "expected RuntimeError with 'a leaf Variable that requires grad'; nothing was raised"],
+    "snippet failing with another message": [
+        "plot_05_indexing_and_inplace.py unexpectedly failed",
+        "expected RuntimeError with 'a view of a leaf tensor', got RuntimeError"],
+    "unexpected raise": [
+        "plot_06_parameter_decay.py unexpectedly failed", "ValueError: planted by the fault build"],
+    "hanging recipe": [
+        "plot_04_relu_inplace.py unexpectedly failed",
+        f"TimeoutError: recipe plot_04_relu_inplace.py still running after {RECIPE_TIMEOUT} s"],
+    "recipe leaves dtype and grad mode changed": [
+        "WARNING: recipes/plot_01_manual_weight_update.py: a recipe "
+        "must leave the process as it found it: it changed torch's global settings (default dtype: "
+        "torch.float32 -> torch.float64; grad mode: True -> False); they were put back"],
+    "recipe leaves anomaly mode changed": [
+        "WARNING: recipes/plot_02_residual_add.py: a recipe must leave "
+        "the process as it found it: it changed torch's global settings (anomaly detection: "
+        "(False, True) -> (True, True)); they were put back"],
+    "recipe leaves a thread running": [
+        "WARNING: recipes/plot_02_residual_add.py: a recipe must leave "
+        "the process as it found it: it left 1 thread(s) running (planted-endless)"],
+    "claim whose code never ends": [
+        "claim planted-endless-loop no longer matches the ledger",
+        "TimeoutError: claim planted-endless-loop still running after 2 s"],
+    "claim that calls sys.exit": [
+        "claim planted-sys-exit no longer matches the ledger", "claim planted-sys-exit called sys.exit(0)"],
+    "claim that ends its process": [
+        "claim planted-os-exit no longer matches the ledger",
+        "claim planted-os-exit: its process ended (exit 0) while the claim ran"],
+    "claim that changes torch settings": [
+        "claim planted-state-change no longer matches the ledger",
+        "claim planted-state-change changed torch's global settings (default dtype: torch.float32 -> "
+        "torch.float64); it must leave them as it found them"],
+    "notebook cell that stops raising": [
+        "no_grad_guide.md: WARNING: Executing notebook failed: CellExecutionError", "nothing was raised"],
+    "unexpected error in a notebook": [
+        "inplace_overview.md: WARNING: Executing notebook failed: CellExecutionError",
+        "KeyError: 'planted by the test'"],
+    "hanging notebook cell": [
+        "planted_hang.md: WARNING: Executing notebook failed: CellTimeoutError", "timed out"],
+}
+
+
+@pytest.mark.parametrize("fault", EXPECTED)
+def test_fault_is_reported_by_name(fault_build, fault):
+    project, code, output, seconds = fault_build
+    for text in EXPECTED[fault]:
+        assert text in output, f"{fault}: {text!r} not in the build output:\n{output[-5000:]}"
+
+
+def test_syntax_error_in_a_recipe_names_file_and_line(fault_build):
+    project, code, output, seconds = fault_build
+    assert "plot_07_detach_statistics.py unexpectedly failed" in output
+    line = line_of(project / "recipes/plot_07_detach_statistics.py", "total = torch.zeros(1")
+    assert re.search(rf'File ".*plot_07_detach_statistics\.py", line {line}\n.*\n.*\n\s*SyntaxError: ', output), output
+
+
+def test_flipped_verdict_names_the_claim_and_its_line(fault_build):
+    project, code, output, seconds = fault_build
+    line = line_of(project / "docs/claims.toml", 'id = "index-add-inplace-raises"')
+    assert re.search(
+        rf"claims\.toml:{line}: WARNING: claim index-add-inplace-raises no longer matches the ledger "
+        r"on torch [\w.+]+: recorded 'holds', observed 'does not hold' \(page recipes/plot_05_indexing_and_inplace\)",
+        output), output
+
+
+def test_broken_cross_reference_names_file_and_line(fault_build):
+    project, code, output, seconds = fault_build
+    line = line_of(project / "docs/index.rst", "inplace_overveiw")
+    assert f"index.rst:{line}: WARNING: unknown document: 'inplace_overveiw'" in output, output
+
+
+def test_printed_build_path_is_refused_naming_the_page(fault_build):
+    project, code, output, seconds = fault_build
+    page = project / "build/html/en/recipes/plot_02_residual_add.html"
+    assert re.search(rf"docs/build\.py: {re.escape(str(page))}:\d+: shows the build machine's path", output), output
+
+
+def test_leaked_settings_do_not_reach_later_recipes_or_claims(fault_build, built_site):
+    project, code, output, seconds = fault_build
+    # recipe 1 left float64 and no grad mode behind: recipe 2 still printed what it prints alone
+    outputs = re.compile(r'<div class="sphx-glr-script-out.*?<pre>(.*?)</pre>', re.S)
+    page = "build/html/en/recipes/plot_02_residual_add.html"
+    clean = outputs.findall((built_site[0] / page).read_text(encoding="utf-8"))
+    faulty = outputs.findall((project / page).read_text(encoding="utf-8"))
+    assert clean and len(faulty) == len(clean)
+    assert all(f.startswith(c) for c, f in zip(clean, faulty))  # the last one also printed the cwd
+    # the claims ran in a clean process: their evidence is the clean build's, claim by claim
+    evidence = re.compile(r'id="claim-([\w-]+)">.*?<pre[^>]*>(.*?)</pre>', re.S)
+    clean = dict(evidence.findall((built_site[0] / "build/html/en/claims.html").read_text(encoding="utf-8")))
+    faulty = dict(evidence.findall((project / "build/html/en/claims.html").read_text(encoding="utf-8")))
+    for claim_id in ("inplace-reuses-memory", "underscore-ops-are-in-place", "leaf-inplace-raises"):
+        assert faulty[claim_id] == clean[claim_id], claim_id
+
+
+def test_faulty_runs_are_not_cached(fault_build):
+    project, code, output, seconds = fault_build
+    assert not list((project / "build/claims").glob("*.json")), "results with errors were cached"
+    gallery = project / "docs/recipes"
+    # the recipes that left something behind lose their cache entry and run again next time
+    assert not (gallery / "plot_01_manual_weight_update.py.md5").exists()
+    assert not (gallery / "plot_02_residual_add.py.md5").exists()
+
+
+# --- faults that end the build process: one small build each ------------------------
+
+EXITS = {
+    "sys.exit(0)": "recipes/plot_01_manual_weight_update.py:{line}: sys.exit(0) ended the build while "
+                   "running recipe recipes/plot_01_manual_weight_update.py",
+    'sys.exit("planted message")': "recipes/plot_01_manual_weight_update.py:{line}: sys.exit('planted message') "
+                                   "ended the build while running recipe recipes/plot_01_manual_weight_update.py",
+    "os._exit(0)": "docs/build.py: the en build ended before it finished (exit 0), while running recipe "
+                   "recipes/plot_01_manual_weight_update.py; nothing it wrote can be published",
+}
+
+
+@pytest.mark.parametrize("call", EXITS)
+def test_recipe_that_exits_fails_the_build_naming_it(tmp_path, call):
+    project = copy_project(tmp_path / "project")
+    recipe = project / "recipes/plot_01_manual_weight_update.py"
+    plant(recipe, "import torch\n", f"import torch\nimport os, sys\n{call}\n")
+    code, output = build_site(project, "--lang", "en")
+    assert code != 0, output
+    assert EXITS[call].format(line=line_of(recipe, call)) in output, output
+    assert "docs/build.py: the en build failed" in output
+
+
+def test_recipe_that_ignores_its_timeout_is_ended_by_the_watchdog(tmp_path):
+    project = copy_project(tmp_path / "project")
+    plant(project / "recipes/plot_01_manual_weight_update.py", "import torch\n",
+          "import torch\nimport signal, time\n\n"
+          "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})  # like a long native call\n"
+          "time.sleep(600)\n")
+    started = time.monotonic()
+    code, output = build_site(project, "--lang", "en", "-D", "recipe_timeout=2", timeout=300)
+    assert code != 0, output
+    assert time.monotonic() - started < 120
+    assert "Timeout (0:00:12)!" in output, output  # faulthandler's dump of where it hung
+    assert ("docs/build.py: the en build ended before it finished (exit 1), while running recipe "
+            "recipes/plot_01_manual_weight_update.py") in output, output
+
+
+def test_second_build_in_the_same_checkout_is_refused(tmp_path):
+    project = copy_project(tmp_path / "project")
+    lock_path = project / "build" / ".lock"
+    lock_path.parent.mkdir(parents=True)
+    with open(lock_path, "w") as lock:
+        lock.write("pid 4242, started 2026-11-30T12:00:00")
+        lock.flush()
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        code, output = build_site(project, "--lang", "en", timeout=60)
+    assert code == 1
+    assert ("docs/build.py: another build is running in this checkout (pid 4242, started "
+            "2026-11-30T12:00:00); wait for it to end") in output, output
+    assert not (project / "build" / "html").exists()
+
+
+def test_incomplete_site_is_reported_page_by_page(built_site, tmp_path):
+    import shutil
+
+    sys.path.insert(0, str(ROOT / "docs"))
+    import build
+
+    html = tmp_path / "html"
+    shutil.copytree(built_site[0] / "build/html", html)
+    assert build.missing_pages(html, build.LANGUAGES) == []
+    (html / "ko/recipes/plot_04_relu_inplace.html").unlink()
+    (html / "en/claims.html").write_text("")
+    assert build.missing_pages(html, build.LANGUAGES) == [
+        f"{html}/en/claims.html: missing or empty, although its source exists",
+        f"{html}/ko/recipes/plot_04_relu_inplace.html: missing or empty, although its source exists",
+    ]
+
+
+def test_truncated_claims_cache_is_a_miss(tmp_path):
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    import claims
+
+    cache = tmp_path / "results.json"
+    claims.write_cache(cache, {"a": ["holds", "evidence"]})
+    assert claims.read_cache(cache) == {"a": ["holds", "evidence"]}
+    cache.write_text(cache.read_text()[:10])  # a kill mid-write, before writes were atomic
+    assert claims.read_cache(cache) is None
+    assert not list(tmp_path.glob("*.tmp")), "the temporary file was left behind"
+
+
+CONTROL_CLAIM = PLANTED_CLAIMS[PLANTED_CLAIMS.index('[[claim]]\nid = "planted-state-change"'):].replace(
+    "torch.set_default_dtype(torch.float64)\n", 'print("nothing changed")\n')
+
+
+def test_running_claims_in_their_own_process_survives_exits(tmp_path):
+    """The runner alone, without a build, with a control claim that must pass."""
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    import claims_runner
+
+    ledger = tmp_path / "claims.toml"
+    ledger.write_text(PLANTED_CLAIMS.replace("timeout = 2", "timeout = 1"))
+    results = claims_runner.run_all(ledger, timeout=5)
+    assert list(results) == ["planted-endless-loop", "planted-sys-exit", "planted-os-exit",
+                             "planted-state-change"]
+    assert all(verdict is None for verdict, _ in results.values()), results
+    control = tmp_path / "control.toml"
+    control.write_text(CONTROL_CLAIM)
+    assert claims_runner.run_all(control, timeout=5) == {"planted-state-change": ("holds", "nothing changed\n")}
+
+
+def test_untranslated_korean_message_fails_the_build_naming_the_catalog(tmp_path):
+    import polib
+
+    project = copy_project(tmp_path / "project")
+    po_path = project / "locales/ko/LC_MESSAGES/recipes/plot_06_parameter_decay.po"
+    po = polib.pofile(str(po_path))
+    entry = next(e for e in po if e.msgid == "The safe version")
+    entry.msgstr = ""
+    po.save()
+    line = polib.pofile(str(po_path)).find("The safe version").linenum
+    code, output = build_site(project)
+    assert code != 0
+    assert f"{po_path}:{line}: untranslated: 'The safe version'" in output
+    assert not (project / "build" / "html").exists(), "it should refuse before building anything"
+
+
+def test_second_build_without_changes_fails_again(fault_build):
+    """Nothing from a failed build may let the next one pass: failed recipes, claims and
+    notebooks run again (a no-change rebuild does not otherwise re-read a page)."""
+    project, code, output, seconds = fault_build
+    code, output = build_site(project, "--lang", "en", "-D", f"recipe_timeout={RECIPE_TIMEOUT}", timeout=600)
+    assert code != 0
+    for fault in ("recipe leaves dtype and grad mode changed", "claim that calls sys.exit",
+                  "notebook cell that stops raising", "unexpected error in a notebook"):
+        for text in EXPECTED[fault]:
+            assert text in output, f"{fault}: {text!r} not in the second build's output"
