@@ -1,15 +1,19 @@
 """A translation that would change a Korean page, or silently leave it English, stops the build.
 
 Unit tests run ``check_catalogs.catalog_problems`` on small catalogs written
-here, one fault each, asserting the exact line a contributor sees.
+here, one fault each, asserting the exact line a contributor sees. Two tests
+use copies of the project: one Korean-only build with translations that Sphinx
+would drop (``docs/_ext/translation_guard.py`` must name them), and one that
+``docs/build.py`` refuses before building anything.
 """
 
+import shutil
 import sys
 
 import polib
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, build_site, copy_project
 
 sys.path.insert(0, str(ROOT / "docs"))
 from check_catalogs import catalog_problems  # noqa: E402
@@ -130,3 +134,60 @@ def test_a_document_without_catalog_is_reported_even_with_a_stale_mo(tmp_path):
         f"{locale}/{name}.po: missing catalog: document {name} would be published in English "
         "(run nox -s i18n)" for name in ("guide", "recipes/index", "recipes/plot_01_step")
     ]
+
+
+def seeded_copy(dest):
+    """A copy of the project that reuses this checkout's executed recipes and notebooks, if any.
+
+    Both are checked against the sources (sphinx-gallery's md5, jupyter-cache's
+    code hash), so a stale seed only costs the time of running them again.
+    """
+    project = copy_project(dest)
+    for path in ("docs/recipes", "build/.jupyter_cache"):
+        if (ROOT / path).is_dir():
+            shutil.copytree(ROOT / path, project / path)
+    return project
+
+
+def break_translation(project, catalog, msgid_start, change):
+    po_path = project / "locales/ko/LC_MESSAGES" / catalog
+    po = polib.pofile(str(po_path))
+    entry = next(e for e in po if e.msgid.startswith(msgid_start))
+    entry.msgstr = change(entry.msgstr)
+    po.save()
+    return po_path, line_of(po_path, entry.msgid), entry.msgid
+
+
+def test_a_translation_that_sphinx_drops_fails_the_korean_build(tmp_path):
+    project = seeded_copy(tmp_path / "project")
+    # the Korean parses as a list, not as the English's paragraph: Sphinx would show the English
+    dropped = [break_translation(project, catalog, start, lambda msgstr: "- " + msgstr)
+               for catalog, start in [("index.po", "Start with"),
+                                      ("inplace_overview.po", "The saving is"),
+                                      ("recipes/plot_06_parameter_decay.po", "The safe version")]]
+    code, output = build_site(project, "--lang", "ko")
+    assert code != 0
+    for po_path, line, msgid in dropped:
+        assert f"{po_path}:{line}: WARNING: translation dropped (Sphinx reads the msgstr as other " \
+               f"markup than the msgid, e.g. a leading '- ' makes a list; " in output, output
+        assert f"shows English): {msgid[:70]!r}" in output
+    # an unchanged rebuild reads those pages again rather than skipping them
+    code, output = build_site(project, "--lang", "ko")
+    assert code != 0
+    assert all(f"{po_path}:{line}: WARNING: translation dropped" in output for po_path, line, _ in dropped)
+
+
+def test_build_refuses_changed_code_and_a_deleted_catalog_before_building(tmp_path):
+    project = copy_project(tmp_path / "project")
+    locale = project / "locales/ko/LC_MESSAGES"
+    po_path, line, msgid = break_translation(
+        project, "recipes/plot_05_indexing_and_inplace.po", "Whether ``t[...].add_(1)``",
+        lambda msgstr: msgstr.replace("``t[...].add_(1)``", "``t[...].add_(2)``", 1))
+    polib.pofile(str(locale / "glossary.po")).save_as_mofile(str(locale / "glossary.mo"))
+    (locale / "glossary.po").unlink()  # the stale .mo stays: Sphinx would still read it
+    code, output = build_site(project)
+    assert code != 0
+    assert f"{locale}/glossary.po: missing catalog: document glossary would be published in English" in output
+    assert (f"{po_path}:{line}: inline code differs (msgid ['t[...].add_(1)'], msgstr ['t[...].add_(2)']): "
+            f"{msgid[:70]!r}") in output, output
+    assert not (project / "build" / "html").exists(), "it should refuse before building anything"
