@@ -27,6 +27,7 @@ extensions = [
     "korean_search",
     "claims",
     "execution_report",
+    "translation_guard",
 ]
 
 # --- languages: one English source, Korean from gettext catalogs ---------------------

@@ -124,13 +124,14 @@ def _while_running():
 def build_html(languages=LANGUAGES, extra=(), timeout=BUILD_TIMEOUT):
     from check_catalogs import catalog_problems
 
-    # a message left untranslated would show English on a Korean page: refuse, before any work
+    # a message left untranslated or a catalog missing would show English on a Korean page, and a
+    # translation with other code, targets, numbers or markup would change it: refuse, before any work
     for lang in languages:
         problems = [] if lang == "en" else catalog_problems(ROOT / "locales" / lang / "LC_MESSAGES")
         for problem in problems:
             print(f"docs/build.py: {problem}", file=sys.stderr)
         if problems:
-            print(f"docs/build.py: the {lang} catalogs are not complete; run nox -s i18n", file=sys.stderr)
+            print(f"docs/build.py: the {lang} catalogs have the problems above; not building", file=sys.stderr)
             return 1
     html = ROOT / "build" / "html"
     for lang in languages:
