@@ -23,6 +23,18 @@ def copy_project(dest):
     return dest
 
 
+def seeded_copy(dest, built_site):
+    """A copy of the project seeded with the shared build's executed outputs (the gallery
+    folder with sphinx-gallery's md5 files, the notebooks' jupyter-cache, the claims cache):
+    a build of it runs only what the test changed. Each seed is checked against the
+    sources, so a change the test makes still runs."""
+    project = copy_project(dest)
+    for path in ("docs/recipes", "build/.jupyter_cache", "build/claims"):
+        if (built_site[0] / path).is_dir():
+            shutil.copytree(built_site[0] / path, project / path)
+    return project
+
+
 def build_site(project, *extra, timeout=900, env=None):
     """Build ``project`` with its own docs/build.py; return (exit code, all output)."""
     env = {k: v for k, v in {**os.environ, **(env or {})}.items() if k != "FORCE_COLOR"}

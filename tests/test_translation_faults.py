@@ -7,13 +7,12 @@ would drop (``docs/_ext/translation_guard.py`` must name them), and one that
 ``docs/build.py`` refuses before building anything.
 """
 
-import shutil
 import sys
 
 import polib
 import pytest
 
-from conftest import ROOT, build_site, copy_project
+from conftest import ROOT, build_site, copy_project, seeded_copy
 
 sys.path.insert(0, str(ROOT / "docs"))
 from check_catalogs import catalog_problems  # noqa: E402
@@ -136,19 +135,6 @@ def test_a_document_without_catalog_is_reported_even_with_a_stale_mo(tmp_path):
     ]
 
 
-def seeded_copy(dest):
-    """A copy of the project that reuses this checkout's executed recipes and notebooks, if any.
-
-    Both are checked against the sources (sphinx-gallery's md5, jupyter-cache's
-    code hash), so a stale seed only costs the time of running them again.
-    """
-    project = copy_project(dest)
-    for path in ("docs/recipes", "build/.jupyter_cache"):
-        if (ROOT / path).is_dir():
-            shutil.copytree(ROOT / path, project / path)
-    return project
-
-
 def break_translation(project, catalog, msgid_start, change):
     po_path = project / "locales/ko/LC_MESSAGES" / catalog
     po = polib.pofile(str(po_path))
@@ -158,8 +144,8 @@ def break_translation(project, catalog, msgid_start, change):
     return po_path, line_of(po_path, entry.msgid), entry.msgid
 
 
-def test_a_translation_that_sphinx_drops_fails_the_korean_build(tmp_path):
-    project = seeded_copy(tmp_path / "project")
+def test_a_translation_that_sphinx_drops_fails_the_korean_build(tmp_path, built_site):
+    project = seeded_copy(tmp_path / "project", built_site)
     # the Korean parses as a list, not as the English's paragraph: Sphinx would show the English
     dropped = [break_translation(project, catalog, start, lambda msgstr: "- " + msgstr)
                for catalog, start in [("index.po", "Start with"),

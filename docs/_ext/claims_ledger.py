@@ -61,15 +61,20 @@ def run(claim):
 
 
 def main(argv=None):
+    """Run the ledger as the build does (claims_runner: own process, time limits)."""
     import torch
 
+    import claims_runner
+
     argv = sys.argv[1:] if argv is None else argv
-    claims = load(Path(argv[0]) if argv else LEDGER)
+    ledger = Path(argv[0]) if argv else LEDGER
+    claims = load(ledger)
+    observed = claims_runner.run_all(ledger, timeout=60, claims=claims)
     differing = []
     for claim in claims:
-        observed, evidence = run(claim)
-        if observed != claim["verdict"]:
-            differing.append((claim["id"], claim["verdict"], observed or "error", evidence))
+        verdict, evidence = observed[claim["id"]]
+        if verdict != claim["verdict"]:
+            differing.append((claim["id"], claim["verdict"], verdict or "error", evidence))
     print(f"torch {torch.__version__}: {len(claims)} claims, {len(differing)} differ from the ledger")
     if differing:
         print(f"{'claim':<34} {'recorded':<15} {'observed':<15}")
