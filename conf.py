@@ -98,6 +98,8 @@ nb_kernel_rgx_aliases = {".*": "python3"}
 nb_merge_streams = True  # how the kernel chunks stdout must not change the page
 nb_ipywidgets_js = {}
 myst_enable_extensions = ["dollarmath", "colon_fence"]
+# each notebook page offers its source with the outputs of the cached run (never empty)
+notebook_download_dir = str(ROOT / "build" / "notebooks")  # outside the published tree
 
 # --- copy buttons: code only, never prompts or output -----------------------------
 copybutton_selector = (
