@@ -21,6 +21,7 @@ extensions = [
     "mathml",
     "notebook_download",
     "output_cap",
+    "notebook_breadcrumb",
     "recipe_guard",
     "site_languages",
     "theme_a11y",

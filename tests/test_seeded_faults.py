@@ -1,8 +1,11 @@
 """Faults that must fail the build and name their source file and line, on seeded copies.
 
 One copy carries several faults at once and is built once (English), then
-rebuilt without changes; each test asserts one message.
+rebuilt without changes; each test asserts one message. A fault that stops the
+build outright (a notebook kernel that dies) gets a build of its own.
 """
+
+import json
 
 import pytest
 
@@ -84,3 +87,20 @@ def test_notebook_without_a_cached_run_offers_no_download(faulty):
     assert ".ipynb" not in html
     assert not (project / "build/notebooks/no_grad_guide.ipynb").exists()
 
+
+def test_dead_notebook_kernel_leaves_a_crumb_naming_the_cell(tmp_path):
+    project = copy_project(tmp_path / "project")
+    notebook = project / "docs/inplace_overview.md"
+    seed(notebook, "\n## In place vs out of place",
+         "\n```{code-cell} ipython3\nimport os; os._exit(1)\n```\n\n## In place vs out of place")
+    crumb = tmp_path / "crumb.json"
+    code, output = build_site(project, "--lang", "en", "-D", "plot_gallery=0",
+                              env={"AUTOGRAD_RECIPES_BREADCRUMB": str(crumb)})
+    assert code != 0
+    assert "DeadKernelError: Kernel died" in output
+    # what docs/build.py will print: describe(read(crumb)) in docs/_ext/breadcrumb.py
+    assert json.loads(crumb.read_text()) == {
+        "what": "notebook cell", "file": "docs/inplace_overview.md",
+        "line": line_of(notebook, "import os; os._exit(1)") - 1,  # its {code-cell} line
+        "detail": "import os; os._exit(1)",
+    }
