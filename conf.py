@@ -20,6 +20,8 @@ extensions = [
     "sphinx_copybutton",
     "mathml",
     "notebook_download",
+    "output_cap",
+    "notebook_breadcrumb",
     "recipe_guard",
     "execution_env",
     "site_languages",
@@ -106,6 +108,12 @@ nb_kernel_rgx_aliases = {".*": "python3"}
 nb_merge_streams = True  # how the kernel chunks stdout must not change the page
 nb_ipywidgets_js = {}
 myst_enable_extensions = ["dollarmath", "colon_fence"]
+# each notebook page offers its source with the outputs of the cached run (never empty)
+notebook_download_dir = str(ROOT / "build" / "notebooks")  # outside the published tree
+
+# --- output of recipes and notebooks ----------------------------------------------
+# per recipe code block and per notebook cell; more is cut on the page and fails the build
+max_output_bytes = 100_000
 
 # --- copy buttons: code only, never prompts or output -----------------------------
 copybutton_selector = (

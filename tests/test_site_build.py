@@ -1,5 +1,7 @@
 """A fresh, full build of a copy of the site: warning-free, with real outputs on every page."""
 
+import html as html_text
+import json
 import re
 
 import pytest
@@ -7,8 +9,29 @@ import pytest
 from conftest import RECIPES, build_site
 
 
-def html(project, page):
-    return (project / "build" / "html" / "en" / page).read_text(encoding="utf-8")
+def html(project, page, lang="en"):
+    return (project / "build" / "html" / lang / page).read_text(encoding="utf-8")
+
+
+# a cell of each notebook page, found by its code, whose output the download must carry
+KNOWN_CELLS = {"inplace_overview": "address = a.data_ptr()", "no_grad_guide": "print(f\"output's grad_fn"}
+HIDDEN = {"remove-cell", "remove-output"}
+
+
+def check_notebook_download(project, lang, name):
+    """The page's .ipynb download carries as many outputs as the page shows, and the same text."""
+    page = html(project, f"{name}.html", lang)
+    link = re.search(r'href="(_downloads/[^"]+/%s\.ipynb)"' % name, page)
+    assert link, f"no notebook download on {lang}/{name}.html"
+    notebook = json.loads((project / "build/html" / lang / link.group(1)).read_text(encoding="utf-8"))
+    cells = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+    shown = [c for c in cells if c["outputs"] and not HIDDEN & set(c["metadata"].get("tags", []))]
+    assert len(shown) == page.count('class="cell_output'), f"{lang}/{name}: outputs in the download"
+    known = next(c for c in cells if KNOWN_CELLS[name] in "".join(c["source"]))
+    text = "".join("".join(o["text"]) for o in known["outputs"] if o["output_type"] == "stream").strip()
+    on_page = [html_text.unescape(re.sub(r"<[^>]+>", "", block)).strip() for block in re.findall(
+        r'<div class="output stream[^"]*"><div class="highlight"><pre>(.*?)</pre>', page, re.S)]
+    assert text and text in on_page, f"{lang}/{name}: the known cell's output differs"
 
 
 def test_fresh_build_succeeds_without_warnings(built_site):
@@ -57,6 +80,14 @@ def test_overview_page_is_executed(built_site):
     assert "modified by an inplace operation" in page
 
 
+@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("name", sorted(KNOWN_CELLS))
+def test_notebook_download_carries_the_page_outputs(built_site, name, lang):
+    project, code, output = built_site
+    assert code == 0, output
+    check_notebook_download(project, lang, name)
+
+
 def test_landing_page_links_overview_and_every_recipe(built_site):
     project, code, output = built_site
     page = html(project, "index.html")
@@ -78,10 +109,16 @@ def test_rebuild_without_changes_succeeds_and_runs_nothing(built_site):
     assert code == 0, output
     costs = sorted((project / "docs" / "recipes").glob("*.cost.json"))
     before = {p: p.stat().st_mtime_ns for p in costs}
+    notebooks = [project / f"build/doctrees/html-{lang}/{name}.doctree" for lang in ("en", "ko") for name in KNOWN_CELLS]
+    read_at = {p: p.stat().st_mtime_ns for p in notebooks}
     code, output = build_site(project)
     assert code == 0, output
     assert "Executing notebook" not in output
     assert {p: p.stat().st_mtime_ns for p in costs} == before, "a recipe ran again"
+    assert {p: p.stat().st_mtime_ns for p in notebooks} == read_at, "a notebook page was read again"
+    for lang in ("en", "ko"):
+        for name in KNOWN_CELLS:
+            check_notebook_download(project, lang, name)
 
 
 def test_torch_upgrade_runs_every_recipe_and_notebook_again(built_site, tmp_path):
