@@ -100,6 +100,9 @@ def child(builder, lang, outdir, done, extra):
         print(f"{_exit_site(exit_)}: sys.exit({exit_.code!r}) ended the build"
               f"{_while_running()}; a page's code must not exit", file=sys.stderr)
         code = 1
+    else:
+        if code and _while_running():  # Sphinx stopped mid-run (e.g. a notebook's kernel died)
+            print(f"docs/build.py: the {lang} build stopped{_while_running()}", file=sys.stderr)
     Path(done).write_text(str(code), encoding="utf-8")
     sys.stdout.flush()
     sys.stderr.flush()

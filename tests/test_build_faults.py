@@ -87,6 +87,25 @@ verdict = "holds"
 """
 '''
 
+BIG = 2_000_000  # bytes printed; conf.py's max_output_bytes is 100,000
+OUTPUT_NOTEBOOK = f"""\
+---
+file_format: mystnb
+kernelspec:
+  name: python3
+  display_name: Python 3
+orphan: true
+---
+
+# A planted notebook that prints too much
+
+```{{code-cell}} ipython3
+for _ in range({BIG // 80}):
+    print("y" * 79)
+```
+"""
+# (many short lines: myst-nb's stream merging takes time quadratic in one line's length)
+
 HANGING_NOTEBOOK = """\
 ---
 file_format: mystnb
@@ -124,7 +143,11 @@ def fault_build(tmp_path_factory):
         torch.autograd.set_detect_anomaly(True)
         threading.Thread(target=threading.Event().wait, name="planted-endless").start()
         print("working directory:", os.getcwd())
-        """)
+
+        # %%
+        # Far too much output
+        print("x" * BIG)
+        """.replace("BIG", str(BIG)))
     plant(recipes / "plot_03_clone_before_inplace.py",
           'with expect_error(RuntimeError, "a leaf Variable that requires grad"):\n    x.add_(1)',
           'with expect_error(RuntimeError, "a leaf Variable that requires grad"):\n    x.detach().add_(1)')
@@ -147,6 +170,7 @@ def fault_build(tmp_path_factory):
           'with expect_error(RuntimeError, "Inplace update to inference tensor outside InferenceMode"):\n    frozen.clone().add_(1)')
     plant(docs / "inplace_overview.md", "a = torch.ones(3)\n", 'a = torch.ones(3)\nraise KeyError("planted by the test")\n')
     (docs / "planted_hang.md").write_text(HANGING_NOTEBOOK)
+    (docs / "planted_output.md").write_text(OUTPUT_NOTEBOOK)
     # a reference to a page that does not exist
     plant(docs / "index.rst", "Start with :doc:`inplace_overview`", "Start with :doc:`inplace_overveiw`")
     started = time.monotonic()
@@ -209,6 +233,46 @@ EXPECTED = {
     "hanging notebook cell": [
         "planted_hang.md: WARNING: Executing notebook failed: CellTimeoutError", "timed out"],
 }
+
+
+def located(project):
+    """Messages that name a line found in the faulty copy."""
+    recipe, notebook = project / "recipes/plot_02_residual_add.py", project / "docs/planted_output.md"
+    big_print = line_of(recipe, f'print("x" * {BIG})')
+    return {
+        "recipe output over the cap": [
+            f"{recipe}:{big_print}: WARNING: this code block printed "
+            f"{BIG:,} bytes, more than max_output_bytes (100,000, conf.py): its output is cut on the page"],
+        "notebook cell output over the cap": [
+            f"{notebook}:{line_of(notebook, '{code-cell}')}: WARNING: this cell printed "
+            f"{BIG:,} bytes, more than max_output_bytes (100,000, conf.py): its output is cut on the page"],
+        "notebook without a cached run": [
+            f"{project}/docs/no_grad_guide.md: WARNING: no executed copy of this notebook in jupyter-cache "
+            "(did it fail to run? nb_execution_mode must be 'cache'): the page gets no notebook download"],
+    }
+
+
+@pytest.mark.parametrize("fault", ["recipe output over the cap", "notebook cell output over the cap",
+                                   "notebook without a cached run"])
+def test_located_fault_is_reported_by_file_and_line(fault_build, fault):
+    project, code, output, seconds = fault_build
+    for text in located(project)[fault]:
+        assert text in output, f"{fault}: {text!r} not in the build output:\n{output[-5000:]}"
+
+
+@pytest.mark.parametrize("page", ["recipes/plot_02_residual_add.html", "planted_output.html"])
+def test_output_over_the_cap_is_cut_on_the_page(fault_build, page):
+    project = fault_build[0]
+    html = (project / "build/html/en" / page).read_text(encoding="utf-8")
+    assert len(html.encode()) < 250_000
+    assert "bytes printed, max_output_bytes is 100,000]" in html
+
+
+def test_notebook_without_a_cached_run_offers_no_download(fault_build):
+    project = fault_build[0]
+    html = (project / "build/html/en/no_grad_guide.html").read_text(encoding="utf-8")
+    assert ".ipynb" not in html
+    assert not (project / "build/notebooks/no_grad_guide.ipynb").exists()
 
 
 @pytest.mark.parametrize("fault", EXPECTED)
@@ -310,6 +374,19 @@ def test_recipe_that_ignores_its_timeout_is_ended_by_the_watchdog(tmp_path):
             "recipes/plot_01_manual_weight_update.py") in output, output
 
 
+def test_dead_notebook_kernel_fails_the_build_naming_the_cell(tmp_path):
+    project = copy_project(tmp_path / "project")
+    notebook = project / "docs/inplace_overview.md"
+    plant(notebook, "\n## In place vs out of place",
+          "\n```{code-cell} ipython3\nimport os; os._exit(1)\n```\n\n## In place vs out of place")
+    code, output = build_site(project, "--lang", "en", "-D", "plot_gallery=0")
+    assert code != 0
+    assert "DeadKernelError: Kernel died" in output
+    cell = line_of(notebook, "import os; os._exit(1)") - 1  # its {code-cell} line
+    assert (f"docs/build.py: the en build stopped while running notebook cell "
+            f"docs/inplace_overview.md:{cell} (import os; os._exit(1))") in output, output
+
+
 def test_second_build_in_the_same_checkout_is_refused(tmp_path):
     project = copy_project(tmp_path / "project")
     lock_path = project / "build" / ".lock"
@@ -400,3 +477,5 @@ def test_second_build_without_changes_fails_again(fault_build):
                   "notebook cell that stops raising", "unexpected error in a notebook"):
         for text in EXPECTED[fault]:
             assert text in output, f"{fault}: {text!r} not in the second build's output"
+    for fault, texts in located(project).items():
+        assert all(text in output for text in texts), f"{fault}: not reported by the second build"
