@@ -25,6 +25,7 @@ extensions = [
     "theme_a11y",
     "korean_search",
     "claims",
+    "claim_links",
     "execution_report",
 ]
 
