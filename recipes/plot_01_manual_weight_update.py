@@ -60,14 +60,20 @@ with expect_error(RuntimeError, "a leaf Variable that requires grad"):
 # reading ``.grad`` of a non-leaf warns, and ``lr * None`` raises a ``TypeError``.
 import warnings
 
-w_loop = w.detach().clone().requires_grad_(True)
+
+
+def train_by_rebinding(w, steps):
+    for step in range(steps):
+        loss = ((x @ w - target) ** 2).mean()
+        loss.backward()
+        w = w - lr * w.grad
+    return w
+
+
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     with expect_error(TypeError, "unsupported operand type(s) for *: 'float' and 'NoneType'"):
-        for step in range(2):
-            loss = ((x @ w_loop - target) ** 2).mean()
-            loss.backward()
-            w_loop = w_loop - lr * w_loop.grad
+        train_by_rebinding(w.detach().clone().requires_grad_(True), steps=2)
 print("warning at the second step:", str(caught[0].message).split(". ")[0])
 
 # %%
