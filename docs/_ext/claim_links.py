@@ -48,7 +48,10 @@ def _resolve(app, doctree, docname):
 
 
 def _check(app, env):
-    claims = {c["id"]: c for c in claims_ledger.load(app.config.claims_ledger)}
+    try:
+        claims = {c["id"]: c for c in claims_ledger.load(app.config.claims_ledger)}
+    except claims_ledger.LedgerError:
+        return  # the claims page reports a malformed ledger
     for docname, ids in sorted(env.claim_links.items()):
         for claim_id in sorted(ids - claims.keys()):
             logger.warning("{claim}`%s`: no such claim in the ledger", claim_id, location=docname)
