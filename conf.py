@@ -28,6 +28,7 @@ extensions = [
     "theme_a11y",
     "korean_search",
     "claims",
+    "claim_links",
     "execution_report",
     "translation_guard",
 ]

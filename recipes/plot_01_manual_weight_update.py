@@ -36,8 +36,8 @@ def expect_error(kind, text):
 # The pitfall: updating a leaf while autograd records
 # ---------------------------------------------------
 # ``w`` is a leaf (created by us) with ``requires_grad=True``. An in-place
-# update of it while gradient mode is on is refused outright (``w -= lr * w.grad``
-# is refused the same way).
+# update of it while gradient mode is on is refused outright, and
+# ``w -= lr * w.grad`` is refused the same way.
 torch.manual_seed(0)
 x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
 target = torch.tensor([1.0, 0.0])
@@ -48,14 +48,52 @@ loss.backward()
 lr = 0.1
 with expect_error(RuntimeError, "a leaf Variable that requires grad"):
     w.add_(w.grad, alpha=-lr)
+with expect_error(RuntimeError, "a leaf Variable that requires grad"):
+    w -= lr * w.grad
 
 # %%
-# A tempting workaround, ``w = w - lr * w.grad``, raises nothing but replaces
-# the leaf with a new tensor computed *from* it: the result is no longer a leaf,
-# so the next ``backward()`` leaves its ``.grad`` empty and training silently
-# stops updating it.
-w_rebound = w - lr * w.grad
-print("is_leaf:", w_rebound.is_leaf, "| grad_fn:", type(w_rebound.grad_fn).__name__)
+# A tempting workaround: ``w = w - lr * w.grad``
+# ----------------------------------------------
+# It raises nothing at first, but it replaces the leaf with a new tensor
+# computed *from* it: no longer a leaf, so backward does not fill its ``.grad``.
+# In the hand-written loop this recipe is about, that is loud at the next step:
+# reading ``.grad`` of a non-leaf warns, and ``lr * None`` raises a ``TypeError``.
+import warnings
+
+
+
+def train_by_rebinding(w, steps):
+    for step in range(steps):
+        loss = ((x @ w - target) ** 2).mean()
+        loss.backward()
+        w = w - lr * w.grad
+    return w
+
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with expect_error(TypeError, "unsupported operand type(s) for *: 'float' and 'NoneType'"):
+        train_by_rebinding(w.detach().clone().requires_grad_(True), steps=2)
+print("warning at the second step:", str(caught[0].message).split(". ")[0])
+
+# %%
+# It is silent where something else still holds the old leaf, such as an
+# optimizer: the optimizer keeps updating the old leaf, while the forward pass
+# uses the rebound tensor, whose values never change again. The loss stops
+# moving, with no error and no warning.
+w_old = w.detach().clone().requires_grad_(True)
+opt = torch.optim.SGD([w_old], lr=lr)
+((x @ w_old - target) ** 2).mean().backward()
+w_new = w_old - lr * w_old.grad  # one hand-written step by rebinding
+opt.zero_grad()
+losses = []
+for step in range(3):
+    loss = ((x @ w_new - target) ** 2).mean()
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+    losses.append(round(loss.item(), 6))
+print("loss at each step:", losses, "| the optimizer's leaf moved:", not torch.equal(w_old.detach(), w.detach()))
 
 # %%
 # The safe version
@@ -72,9 +110,9 @@ print("same leaf, still trainable:", w.is_leaf, w.requires_grad)
 
 # %%
 # Proof that it is right: the same step made by ``torch.optim.SGD`` from the
-# same starting point gives the same weights, to the last bit. (SGD also uses
-# ``add_(grad, alpha=-lr)``; ``w -= lr * w.grad`` rounds twice and can differ
-# from it in the last bit.)
+# same starting point gives the same weights, to the last bit. (SGD's plain
+# step is this ``add_(grad, alpha=-lr)``; ``w -= lr * w.grad`` rounds twice
+# and can differ from it in the last bit :claim:`site-sgd-step-rounding`.)
 w_ref = w_before.clone().requires_grad_(True)
 opt = torch.optim.SGD([w_ref], lr=lr)
 ((x @ w_ref - target) ** 2).mean().backward()

@@ -3,10 +3,12 @@ Residual connections: ``out.add_(identity)`` vs ``out + identity``
 ===================================================================
 
 Adding the shortcut in place is sometimes fine and sometimes not, and the rule
-is not "never": ``out += identity`` breaks backward only when the op that made
-``out`` saved its output for the backward pass (ReLU, sigmoid, tanh, exp, …).
-A second trap raises nothing at all: ``out = x`` is not a copy, so adding into
-``out`` writes into the caller's input. ``out = f(x) + identity`` avoids both.
+is not "never": ``out += identity`` breaks backward when a recorded op saved
+``out`` itself: the op that made it, if it saves its output (ReLU, sigmoid,
+tanh, exp, …), or any op that read ``out`` before the addition and saved it
+(``out * out``, say). A second trap raises nothing at all: ``out = x`` is not a
+copy, so adding into ``out`` writes into the caller's input.
+``out = f(x) + identity`` avoids both.
 """
 
 # %%
@@ -37,8 +39,9 @@ def expect_error(kind, text):
 # When in place is fine: adding after a convolution and batch norm
 # ----------------------------------------------------------------
 # A convolution saves its *input* and weight for backward, batch norm saves its
-# input, and neither needs its own output. So adding the shortcut into the
-# batch-norm output in place is safe; torchvision's ResNet blocks do exactly this.
+# input, and neither saves its own output :claim:`site-conv-bn-save-inputs`. So
+# adding the shortcut into the batch-norm output in place is safe, as long as
+# nothing else read that output first.
 torch.manual_seed(0)
 conv = torch.nn.Conv2d(4, 4, kernel_size=3, padding=1)
 bn = torch.nn.BatchNorm2d(4)
@@ -80,6 +83,23 @@ out = block_relu_then_add(x)
 print("version of out after add_:", out._version)
 with expect_error(RuntimeError, "modified by an inplace operation"):
     out.sum().backward()
+
+# %%
+# The op that made ``out`` is not the only one that counts: here batch norm made
+# it (and saved nothing of it), but a penalty computed from ``out`` before the
+# addition saved it, and backward fails the same way.
+
+
+def block_penalty_then_add(x):
+    identity = x
+    out = bn(conv(x))
+    penalty = (out * out).mean()  # mul saves its inputs: out
+    out += identity
+    return torch.relu(out).sum() + penalty
+
+
+with expect_error(RuntimeError, "modified by an inplace operation"):
+    block_penalty_then_add(x).backward()
 
 # %%
 # The pitfall, silent: ``out = x`` is not a copy

@@ -2,9 +2,9 @@
 ``clone()`` before changing a tensor that needs gradients
 =========================================================
 
-Two tensors cannot be changed in place while autograd records: a leaf that
-requires grad, and any tensor that an op saved for its backward pass.
-``clone()`` gives you a new tensor that you may change freely *and* keeps the
+A leaf that requires grad cannot be changed in place while autograd records.
+A tensor that an op saved for its backward pass can be changed, but then the
+backward pass that needs it fails. ``clone()`` gives you a new tensor that you may change freely *and* keeps the
 path back to the original, so gradients still flow. ``detach().clone()`` also
 lets you change it, but cuts the path: that one fails silently.
 """

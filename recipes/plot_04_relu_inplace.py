@@ -36,8 +36,8 @@ def expect_error(kind, text):
 # %%
 # Safe: straight after a linear layer
 # -----------------------------------
-# ``nn.Linear`` saves its input, not its output, so ReLU may overwrite the
-# output. The in-place model gives exactly the same outputs and gradients as
+# ``nn.Linear`` saves its input, not its output
+# :claim:`site-what-ops-save`, so ReLU may overwrite the output. The in-place model gives exactly the same outputs and gradients as
 # the same model with ``inplace=False``, and reuses the linear layer's memory.
 import copy
 

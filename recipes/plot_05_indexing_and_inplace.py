@@ -6,7 +6,7 @@ Whether ``t[...].add_(1)`` changes ``t`` depends on the index. A slice
 (``t[0:2]``) is a *view*: the change reaches ``t``, and autograd treats it as a
 change of ``t`` itself. An index tensor or a mask (``t[idx]``) makes a *copy*:
 the change is lost without a word. Assignment, ``t[idx] = v``, always writes
-into ``t``. The safe pattern: clone, then assign, or build a new tensor with an
+into ``t`` :claim:`site-indexing-view-or-copy`. The safe pattern: clone, then assign, or build a new tensor with an
 out-of-place op such as ``index_add``.
 """
 

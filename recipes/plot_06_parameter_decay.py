@@ -102,4 +102,4 @@ print("all checks passed")
 # In a training loop, prefer to let the optimizer do it:
 # ``torch.optim.AdamW(params, weight_decay=...)`` applies decoupled decay, and
 # ``torch.optim.SGD(params, weight_decay=...)`` adds ``weight_decay * p`` to the
-# gradient.
+# gradient :claim:`site-optimizer-weight-decay`.

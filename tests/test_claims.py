@@ -1,4 +1,4 @@
-"""The ledger of the source articles' claims: well formed, honest code, checked by the build."""
+"""The claims ledger: well formed, honest code that can fail (every control), checked by the build."""
 
 import ast
 import re
@@ -14,9 +14,9 @@ import claims_ledger  # noqa: E402
 CLAIMS = claims_ledger.load()
 
 
-def test_ledger_covers_both_articles():
-    assert 30 <= len(CLAIMS) <= 60
-    assert {c["article"] for c in CLAIMS} == {"inplace", "no_grad"}
+def test_ledger_covers_both_articles_and_the_site():
+    assert 40 <= len(CLAIMS) <= 90
+    assert {c["article"] for c in CLAIMS} == {"inplace", "no_grad", "site"}
     assert {c["verdict"] for c in CLAIMS} == set(claims_ledger.VERDICTS)
 
 
@@ -42,6 +42,38 @@ def test_claim_holds_as_recorded_on_this_torch(claim):
     assert observed == claim["verdict"], evidence
     assert evidence.strip(), "no evidence printed"
     assert "/work/" not in evidence and "0x" not in evidence
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=lambda c: c["id"])
+def test_claim_check_gives_another_verdict_on_its_control(claim):
+    """The same check, run on a case where the claim must not hold, must say so."""
+    assert claims_ledger.control_problem(claim) is None
+
+
+def test_a_control_that_stops_discriminating_is_reported(tmp_path):
+    """On a copy of the ledger, one control made a no-op: the check gives the claim's own verdict."""
+    text = (ROOT / "docs" / "claims.toml").read_text()
+    start = text.index('id = "leaf-inplace-raises"')
+    old = '["x = torch.randn(5, requires_grad=True)", "x = torch.randn(5)"]'
+    assert old in text[start:start + 2000]
+    copy = tmp_path / "claims.toml"
+    copy.write_text(text[:start] + text[start:].replace(
+        old, '["x = torch.randn(5, requires_grad=True)", "x = torch.randn(5, requires_grad=True)"]', 1))
+    claim = next(c for c in claims_ledger.load(copy) if c["id"] == "leaf-inplace-raises")
+    problem = claims_ledger.control_problem(claim)
+    assert problem.startswith("claim leaf-inplace-raises: its control gave 'holds', not 'does not hold'"), problem
+
+
+def test_a_control_may_not_touch_the_verdict_line():
+    claim = dict(CLAIMS[0], control=[['verdict = "holds"', 'verdict = "does not hold"']])
+    with pytest.raises(claims_ledger.LedgerError, match="a control may change the case, not the verdict"):
+        claims_ledger.control_code(claim)
+
+
+def test_a_control_text_must_occur_once():
+    claim = dict(CLAIMS[0], control=[["no such text", "x"]])
+    with pytest.raises(claims_ledger.LedgerError, match="occurs 0 times"):
+        claims_ledger.control_code(claim)
 
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=lambda c: c["id"])
@@ -74,3 +106,12 @@ def test_pages_link_to_the_claims_they_settle(built_site):
     project, code, output = built_site
     page = (project / "build/html/en/recipes/plot_05_indexing_and_inplace.html").read_text(encoding="utf-8")
     assert 'href="../claims.html#claim-index-add-inplace-raises"' in page
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("claim", [c for c in CLAIMS if c["article"] == "site"], ids=lambda c: c["id"])
+def test_each_site_claim_is_linked_from_its_page(built_site, claim, lang):
+    project, code, output = built_site
+    page = (project / "build/html" / lang / f"{claim['page']}.html").read_text(encoding="utf-8")
+    depth = claim["page"].count("/")
+    assert f'href="{"../" * depth}claims.html#claim-{claim["id"]}"' in page

@@ -1,4 +1,4 @@
-"""The no_grad guide: its key behaviours, its saved-bytes counter, and its page."""
+"""The no_grad guide: its key behaviours, its saved-bytes counter, memory meter, timing rule, and its page."""
 
 import re
 from pathlib import Path
@@ -18,6 +18,64 @@ def guide_cell(tag):
         if re.search(rf"^:tags: \[.*\b{tag}\b.*\]$", cell, re.M):
             return "\n".join(line for line in cell.splitlines() if not line.startswith(":"))
     raise LookupError(f"no cell tagged {tag} in {GUIDE.name}")
+
+
+@pytest.fixture(scope="module")
+def meter():
+    namespace = {}
+    exec(guide_cell("memory-meter"), namespace)
+    return namespace["allocated"]
+
+
+@pytest.fixture(scope="module")
+def rule():
+    namespace = {}
+    exec(guide_cell("timing-rule"), namespace)
+    return namespace
+
+
+def test_memory_meter_sees_an_allocation_and_none_for_in_place(meter):
+    x, y = torch.ones(128, 128), torch.ones(128, 128)
+    assert meter(lambda: x + y) == (128 * 128 * 4, 128 * 128 * 4)  # peak, and held: the result
+    assert meter(lambda: x.add_(y)) == (0, 0)
+
+
+def test_memory_meter_sees_what_tracking_keeps(meter):
+    layer = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.Tanh())
+    x = torch.randn(32, 64)
+    tracked = meter(lambda: layer(x))
+    with torch.no_grad():
+        untracked = meter(lambda: layer(x))
+    # tanh's input is freed without tracking; with it, the output is saved (and held) anyway
+    assert untracked[1] == 32 * 64 * 4 and tracked[1] >= untracked[1]
+
+
+def test_decision_rule_on_its_boundaries(rule):
+    decide = rule["decide"]
+    assert decide(1.11, 1.5) == "faster"
+    assert decide(0.5, 0.9) == "slower"
+    assert decide(0.95, 1.05) == "no difference"
+    assert decide(1.05, 1.2) == "inconclusive" and decide(0.8, 1.0) == "inconclusive"
+
+
+def test_speedup_interval_on_known_samples(rule):
+    base = [2.0 + 0.01 * (i % 5) for i in range(30)]
+    other = [1.0 + 0.005 * (i % 5) for i in range(30)]
+    ratio, low, high = rule["speedup"](base, other)
+    assert 1.95 < low <= ratio <= high < 2.05
+    assert rule["decide"](low, high) == "faster"
+
+
+def test_timing_rule_does_not_call_a_mode_faster_than_itself(rule):
+    """The control of the timing rule: the same work under two names is never 'faster'."""
+    import contextlib
+    layer = torch.nn.Linear(16, 16)
+    x = torch.randn(1, 16)
+    samples = rule["time_modes"](lambda: layer(x), {"a": contextlib.nullcontext, "b": contextlib.nullcontext},
+                                 rounds=20, block=0.005)
+    ratio, low, high = rule["speedup"](samples["a"], samples["b"])
+    assert rule["decide"](low, high) in {"no difference", "inconclusive"}, (ratio, low, high)
+    assert torch.get_num_threads() >= 1  # the thread count was restored
 
 
 @pytest.fixture(scope="module")
@@ -78,8 +136,13 @@ def test_enable_grad_inside_no_grad_tracks():
 def test_inference_tensors_refuse_autograd_and_outside_inplace():
     with torch.inference_mode():
         t = torch.ones(2)
+    w = torch.ones(2, requires_grad=True)
+    (t + w).sum().backward()  # an addition saves nothing: allowed
+    assert torch.equal(w.grad, torch.ones(2))
     with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
         (t * torch.ones(2, requires_grad=True)).sum().backward()
+    with pytest.raises(RuntimeError, match="Setting requires_grad=True on inference tensor outside InferenceMode"):
+        t.requires_grad_(True)
     with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside InferenceMode"):
         t.add_(1)
 
@@ -110,13 +173,29 @@ def test_guide_page_has_outputs_benchmark_table_plot_and_memory(built_site):
     assert code == 0, output
     page = (project / "build/html/en/no_grad_guide.html").read_text(encoding="utf-8")
     assert "<math" in page and not re.search(r"<script[^>]*mathjax", page, re.I)
-    table = re.search(r"<table.*?grad / no_grad.*?</table>", page, re.S)
-    assert table and len(re.findall(r"<tr", table.group(0))) == 4  # header + 3 batch sizes
-    assert "<th scope='row'>32</th>" in table.group(0)
+    table = re.search(r"<table class='benchmark'>.*?grad / no_grad \[95% CI\].*?</table>", page, re.S)
+    assert table and len(re.findall(r"<tr", table.group(0))) == 5  # header + small MLP + 3 batch sizes
+    assert "<th scope='row'>small MLP, batch 1</th>" in table.group(0)
+    decisions = re.findall(r"\] (faster|slower|no difference|inconclusive)</td>", table.group(0))
+    assert len(decisions) == 8
+    assert "1 intra-op thread" in page
+    memory = re.search(r"<table class='benchmark memory'>.*?</table>", page, re.S)
+    assert memory and len(re.findall(r"<tr", memory.group(0))) == 10  # header + 3 batches x 3 modes
+    assert "peak, one pass, bytes" in memory.group(0)
+    assert re.search(r"<p lang='en'>At batch 32, the peak of one pass was", page)
+    assert re.search(r"<p lang='ko'>배치 32에서 한 번의 순전파 중 최대 메모리는", page)
+    assert re.search(r"<p lang='en'>small MLP, batch 1: no_grad was (faster|slower|within|inconclusive)", page)
     assert re.search(r'<img alt="Bar chart of forward-pass time[^"]*" src="[^"]+\.png"', page)
     assert re.search(r"batch 32: grad [\d,]+ bytes, no_grad 0 bytes, inference_mode 0 bytes", page)
     assert "torch 2.13.0" in page and "CPU threads:" in page
     assert "no_grad_guide.ipynb" in page  # download
+
+
+def test_generated_sentences_show_in_the_page_language_only(built_site):
+    project, code, output = built_site
+    css = (project / "build/html/en/_static/site.css").read_text(encoding="utf-8")
+    assert 'html:not([lang="ko"]) .generated [lang="ko"], html[lang="ko"] .generated [lang="en"] { display: none; }' in css
+    assert re.search(r'<html [^>]*lang="ko"', (project / "build/html/ko/no_grad_guide.html").read_text(encoding="utf-8"))
 
 
 def test_build_report_lists_every_executed_page(built_site):

@@ -22,6 +22,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from docutils import nodes
+from docutils.parsers.rst import directives
 from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/sphinx.po
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
@@ -38,6 +39,7 @@ def _labels():
     return {
         "holds": _("holds"), "does not hold": _("does not hold"), "holds in part": _("holds in part"),
         "inplace": _("In-place operations article"), "no_grad": _("torch.no_grad() article"),
+        "site": _("This site"),
     }
 
 
@@ -95,6 +97,8 @@ def _line_of(ledger_text, claim_id):
 
 
 class ClaimsLedger(SphinxDirective):
+    option_spec = {"articles": directives.unchanged}  # e.g. "inplace no_grad", or "site"
+
     def run(self):
         import torch
 
@@ -107,6 +111,8 @@ class ClaimsLedger(SphinxDirective):
             logger.warning("%s", err, location=self.get_location())
             return []
         observed = results(self.env.app)
+        if "articles" in self.options:
+            claims = [c for c in claims if c["article"] in self.options["articles"].split()]
         ledger_text = ledger_path.read_text(encoding="utf-8")
         labels = _labels()
         out = []
@@ -186,7 +192,8 @@ def _index_claims(app, env, docnames):
         claims = []
     env.claims_by_page = {}
     for claim in claims:
-        env.claims_by_page.setdefault(claim["page"], []).append((claim["id"], claim["verdict"]))
+        if claim["article"] != "site":  # the site's own claims are linked where the page makes them
+            env.claims_by_page.setdefault(claim["page"], []).append((claim["id"], claim["verdict"]))
 
 
 def _outdated_when_torch_changes(app, env, added, changed, removed):
