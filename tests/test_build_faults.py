@@ -44,6 +44,8 @@ section = "planted"
 claim = "A claim whose code never ends."
 verdict = "holds"
 page = "index"
+control = [["planted", "planted"]]
+control_verdict = "does not hold"
 timeout = 2
 code = """
 while True:
@@ -57,6 +59,8 @@ section = "planted"
 claim = "A claim whose code calls sys.exit."
 verdict = "holds"
 page = "index"
+control = [["planted", "planted"]]
+control_verdict = "does not hold"
 code = """
 import sys
 sys.exit(0)
@@ -69,6 +73,8 @@ section = "planted"
 claim = "A claim whose code ends its process."
 verdict = "holds"
 page = "index"
+control = [["planted", "planted"]]
+control_verdict = "does not hold"
 code = """
 import os
 os._exit(0)
@@ -81,6 +87,8 @@ section = "planted"
 claim = "A claim that leaves float64 as the default dtype."
 verdict = "holds"
 page = "index"
+control = [["planted", "planted"]]
+control_verdict = "does not hold"
 code = """
 torch.set_default_dtype(torch.float64)
 verdict = "holds"

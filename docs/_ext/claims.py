@@ -18,6 +18,7 @@ import json
 import os
 import platform
 import sys
+import tomllib
 from importlib.metadata import version
 from pathlib import Path
 
@@ -47,10 +48,21 @@ def _key(config):
     """Everything a claim's result depends on: the ledger, the code that runs it, torch
     (its version, read without importing torch: no-change rebuilds stay fast) and Python."""
     here = Path(__file__).resolve().parent
-    parts = [Path(config.claims_ledger).read_bytes()]
+    ledger = Path(config.claims_ledger)
+    parts = [ledger.read_bytes()]
     parts += [(here / name).read_bytes() for name in RUNNER_SOURCES]
+    # pages whose tagged cells claims run first ("uses"): the guide's timing rule, say
+    parts += [(ledger.parent / page).read_bytes() for page in _used_pages(ledger)]
     parts += [version("torch").encode(), sys.version.encode(), platform.platform().encode()]
     return hashlib.sha256(b"\0".join(parts)).hexdigest()[:16]
+
+
+def _used_pages(ledger):
+    try:
+        claims = tomllib.loads(ledger.read_text(encoding="utf-8")).get("claim", [])
+    except (OSError, ValueError):
+        return []
+    return sorted({ref.split("#")[0] for claim in claims for ref in claim.get("uses", [])})
 
 
 def cache_file(app):
