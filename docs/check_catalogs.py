@@ -73,10 +73,13 @@ def markup(text):
 
 
 def _differs(what, english, korean):
-    """'<what> (msgid [...], msgstr [...])' when the two differ, in any order."""
-    only_en, only_ko = Counter(english) - Counter(korean), Counter(korean) - Counter(english)
+    """'<what> (msgid [...], msgstr [...])' when the two use different tokens, in any order.
+
+    Sets, not counts: Korean often names the subject again where English says "it"
+    (``out``\\ 을 ... ``out``\\ 으로), which changes no code."""
+    only_en, only_ko = set(english) - set(korean), set(korean) - set(english)
     if only_en or only_ko:
-        return f"{what} (msgid {sorted(only_en.elements())}, msgstr {sorted(only_ko.elements())})"
+        return f"{what} (msgid {sorted(only_en)}, msgstr {sorted(only_ko)})"
     return None
 
 
