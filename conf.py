@@ -117,9 +117,7 @@ notebook_download_dir = str(ROOT / "build" / "notebooks")  # outside the publish
 max_output_bytes = 100_000
 
 # --- copy buttons: code only, never prompts or output -----------------------------
-copybutton_selector = (
-    'div[class*="highlight-"]:not(.sphx-glr-script-out):not(.output) > div.highlight > pre'
-)
+copybutton_selector = 'div[class*="highlight-"]:not(.sphx-glr-script-out):not(.output) > div.highlight > pre'
 copybutton_prompt_text = r">>> |\.\.\. "
 copybutton_prompt_is_regexp = True
 copybutton_only_copy_prompt_lines = True

@@ -60,5 +60,4 @@ def claims(session):
 def serve(session):
     """Serve the built site on http://127.0.0.1:8000/ (run ``nox -s docs`` first)."""
     port = session.posargs[0] if session.posargs else "8000"
-    session.run("python3", "-m", "http.server", port, "--bind", "127.0.0.1",
-                "--directory", "build/html")
+    session.run("python3", "-m", "http.server", port, "--bind", "127.0.0.1", "--directory", "build/html")

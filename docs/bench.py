@@ -24,9 +24,13 @@ from site_scan import CSS_URL, OFF_SITE, loaded_resources  # noqa: E402
 
 NOT_COPIED = shutil.ignore_patterns("build", ".git", ".nox", "__pycache__", ".pytest_cache", "*.mo")
 LANG_TIME = re.compile(r"docs/build\.py: (\w+) built in ([\d.]+) s")
-PAGE_TYPES = {"landing": "index.html", "overview": "inplace_overview.html",
-              "recipe": "recipes/plot_05_indexing_and_inplace.html", "guide": "no_grad_guide.html",
-              "claims": "claims.html"}
+PAGE_TYPES = {
+    "landing": "index.html",
+    "overview": "inplace_overview.html",
+    "recipe": "recipes/plot_05_indexing_and_inplace.html",
+    "guide": "no_grad_guide.html",
+    "claims": "claims.html",
+}
 
 
 def build(project, log):
@@ -34,8 +38,9 @@ def build(project, log):
     log.write_text("")
     env = {**os.environ, "RECIPE_EXECUTION_LOG": str(log), "NO_COLOR": "1"}
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, "docs/build.py"], cwd=project, env=env,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "docs/build.py"], cwd=project, env=env, capture_output=True, text=True
+    )
     seconds = time.perf_counter() - start
     if result.returncode:
         sys.exit(f"bench: build failed:\n{result.stdout}{result.stderr}")
@@ -110,8 +115,10 @@ def main():
 
         print(f"{'build':<44} {'wall':>7} {'en':>7} {'ko':>7}  executed")
         for label, (seconds, per_lang, recipes, notebooks) in rows:
-            print(f"{label:<44} {seconds:6.1f}s {per_lang.get('en', 0):6.1f}s {per_lang.get('ko', 0):6.1f}s"
-                  f"  {len(recipes)} recipes, {notebooks} notebooks")
+            print(
+                f"{label:<44} {seconds:6.1f}s {per_lang.get('en', 0):6.1f}s {per_lang.get('ko', 0):6.1f}s"
+                f"  {len(recipes)} recipes, {notebooks} notebooks"
+            )
 
         html = project / "build" / "html"
         print("\nfirst visit, bytes downloaded (HTML, CSS, JS, images, CSS assets):")
@@ -125,25 +132,40 @@ def main():
 
         cold_s, cold_lang, cold_recipes, cold_notebooks = cold
         print("\nbudgets:")
-        budget("no example executes twice in one build",
-               len(cold_recipes) == len(set(cold_recipes)) == 7 and cold_notebooks == 2,
-               f"cold build ran {len(cold_recipes)} recipe runs ({len(set(cold_recipes))} distinct) "
-               f"and {cold_notebooks} notebook runs")
+        budget(
+            "no example executes twice in one build",
+            len(cold_recipes) == len(set(cold_recipes)) == 7 and cold_notebooks == 2,
+            f"cold build ran {len(cold_recipes)} recipe runs ({len(set(cold_recipes))} distinct) "
+            f"and {cold_notebooks} notebook runs",
+        )
         share = cold_lang["ko"] / cold_lang["en"]
-        budget("Korean build <= 35% of English build", share <= 0.35,
-               f"{cold_lang['ko']:.1f} s / {cold_lang['en']:.1f} s = {share:.0%}")
+        budget(
+            "Korean build <= 35% of English build",
+            share <= 0.35,
+            f"{cold_lang['ko']:.1f} s / {cold_lang['en']:.1f} s = {share:.0%}",
+        )
         ratio = nochange[0] / cold_s
-        budget("no-change rebuild <= 15% of cold build", ratio <= 0.15,
-               f"{nochange[0]:.1f} s / {cold_s:.1f} s = {ratio:.0%}")
-        budget("editing one recipe runs that recipe and nothing else",
-               edited_recipe[2] == [recipe.name] and edited_recipe[3] == 0,
-               f"ran {edited_recipe[2]} and {edited_recipe[3]} notebooks")
-        budget("editing a Korean message runs nothing",
-               edited_message[2] == [] and edited_message[3] == 0,
-               f"ran {len(edited_message[2])} recipes and {edited_message[3]} notebooks")
+        budget(
+            "no-change rebuild <= 15% of cold build",
+            ratio <= 0.15,
+            f"{nochange[0]:.1f} s / {cold_s:.1f} s = {ratio:.0%}",
+        )
+        budget(
+            "editing one recipe runs that recipe and nothing else",
+            edited_recipe[2] == [recipe.name] and edited_recipe[3] == 0,
+            f"ran {edited_recipe[2]} and {edited_recipe[3]} notebooks",
+        )
+        budget(
+            "editing a Korean message runs nothing",
+            edited_message[2] == [] and edited_message[3] == 0,
+            f"ran {len(edited_message[2])} recipes and {edited_message[3]} notebooks",
+        )
         heaviest = max(weights[lang, "recipe"] for lang in ("en", "ko"))
-        budget("recipe page first visit <= 250 KB of HTML, CSS and JS", heaviest <= 250 * 1024,
-               f"{heaviest / 1024:.1f} KB")
+        budget(
+            "recipe page first visit <= 250 KB of HTML, CSS and JS",
+            heaviest <= 250 * 1024,
+            f"{heaviest / 1024:.1f} KB",
+        )
     return 1 if failures else 0
 
 

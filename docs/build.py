@@ -46,7 +46,9 @@ def source_date_epoch():
     try:
         out = subprocess.run(
             ["git", "-C", str(ROOT), "log", "-1", "--format=%ct"],
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         out = ""
@@ -55,10 +57,17 @@ def source_date_epoch():
 
 def sphinx_args(builder, lang, outdir, extra=()):
     return [
-        "-b", builder, "-W", "--keep-going", "-q",
-        "-c", str(ROOT),
-        "-d", str(ROOT / "build" / "doctrees" / f"{builder}-{lang}"),
-        "-D", f"language={lang}",
+        "-b",
+        builder,
+        "-W",
+        "--keep-going",
+        "-q",
+        "-c",
+        str(ROOT),
+        "-d",
+        str(ROOT / "build" / "doctrees" / f"{builder}-{lang}"),
+        "-D",
+        f"language={lang}",
         *extra,
         str(ROOT / "docs"),
         str(outdir),
@@ -82,10 +91,16 @@ def run_child(builder, lang, outdir, extra=(), timeout=BUILD_TIMEOUT):
         return code
     last = breadcrumb.read(crumb)
     running = f", while running {breadcrumb.describe(last)}" if last else ""
-    how = f"killed by signal {-code}" if isinstance(code, int) and code < 0 else (
-        code if isinstance(code, str) else f"exit {code}")
-    print(f"docs/build.py: the {lang} build ended before it finished ({how}){running}; "
-          "nothing it wrote can be published", file=sys.stderr)
+    how = (
+        f"killed by signal {-code}"
+        if isinstance(code, int) and code < 0
+        else (code if isinstance(code, str) else f"exit {code}")
+    )
+    print(
+        f"docs/build.py: the {lang} build ended before it finished ({how}){running}; "
+        "nothing it wrote can be published",
+        file=sys.stderr,
+    )
     return 1
 
 
@@ -97,8 +112,11 @@ def child(builder, lang, outdir, done, extra):
     try:
         code = build_main(sphinx_args(builder, lang, outdir, extra))
     except SystemExit as exit_:  # a page's code called sys.exit(): not an Exception, so Sphinx lets it by
-        print(f"{_exit_site(exit_)}: sys.exit({exit_.code!r}) ended the build"
-              f"{_while_running()}; a page's code must not exit", file=sys.stderr)
+        print(
+            f"{_exit_site(exit_)}: sys.exit({exit_.code!r}) ended the build"
+            f"{_while_running()}; a page's code must not exit",
+            file=sys.stderr,
+        )
         code = 1
     else:
         if code and _while_running():  # Sphinx stopped mid-run (e.g. a notebook's kernel died)
@@ -111,9 +129,12 @@ def child(builder, lang, outdir, done, extra):
 
 def _exit_site(exit_):
     """'recipes/plot_01.py:12': the last frame in this project that raised SystemExit."""
-    sites = [f for f in traceback.extract_tb(exit_.__traceback__)
-             if Path(f.filename).resolve().is_relative_to(ROOT)
-             and not Path(f.filename).resolve().is_relative_to(ROOT / "docs" / "_ext")]
+    sites = [
+        f
+        for f in traceback.extract_tb(exit_.__traceback__)
+        if Path(f.filename).resolve().is_relative_to(ROOT)
+        and not Path(f.filename).resolve().is_relative_to(ROOT / "docs" / "_ext")
+    ]
     if not sites:
         return "docs/build.py"
     return f"{os.path.relpath(sites[-1].filename, ROOT)}:{sites[-1].lineno}"
@@ -134,7 +155,9 @@ def build_html(languages=LANGUAGES, extra=(), timeout=BUILD_TIMEOUT):
         for problem in problems:
             print(f"docs/build.py: {problem}", file=sys.stderr)
         if problems:
-            print(f"docs/build.py: the {lang} catalogs have the problems above; not building", file=sys.stderr)
+            print(
+                f"docs/build.py: the {lang} catalogs have the problems above; not building", file=sys.stderr
+            )
             return 1
     html = ROOT / "build" / "html"
     for lang in languages:
@@ -169,8 +192,11 @@ def expected_pages():
 
 def missing_pages(html, languages):
     """A page of a built language that is missing or empty, or a missing root file."""
-    problems = [f"{html / name}: missing" for name in ("index.html", "404.html", "sitemap.xml")
-                if not (html / name).is_file()]
+    problems = [
+        f"{html / name}: missing"
+        for name in ("index.html", "404.html", "sitemap.xml")
+        if not (html / name).is_file()
+    ]
     for lang in languages:
         for page in expected_pages():
             path = html / lang / f"{page}.html"
@@ -203,9 +229,12 @@ def acquire_lock():
     except BlockingIOError:
         lock.seek(0)
         holder = lock.read().strip() or "another process"
-        print(f"docs/build.py: another build is running in this checkout ({holder}); "
-              f"wait for it to end. Two builds would overwrite each other's output. "
-              f"(The lock, {lock_path}, frees itself when that process ends.)", file=sys.stderr)
+        print(
+            f"docs/build.py: another build is running in this checkout ({holder}); "
+            f"wait for it to end. Two builds would overwrite each other's output. "
+            f"(The lock, {lock_path}, frees itself when that process ends.)",
+            file=sys.stderr,
+        )
         return None
     lock.seek(0)
     lock.truncate()
@@ -225,18 +254,24 @@ def write_site_root(html, languages):
     (html / "404.html").write_text(page_404.replace("{base}", urlsplit(site_url).path), encoding="utf-8")
     tree = html / languages[0]
     pages = sorted(
-        p.relative_to(tree).as_posix() for p in tree.rglob("*.html")
-        if p.name not in {"genindex.html", "search.html"} and not p.relative_to(tree).as_posix().startswith("_")
+        p.relative_to(tree).as_posix()
+        for p in tree.rglob("*.html")
+        if p.name not in {"genindex.html", "search.html"}
+        and not p.relative_to(tree).as_posix().startswith("_")
     )
-    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
-             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
-             'xmlns:xhtml="http://www.w3.org/1999/xhtml">']
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+        'xmlns:xhtml="http://www.w3.org/1999/xhtml">',
+    ]
     for page in pages:
         for lang in languages:
             lines.append(f"  <url><loc>{escape(site_url + lang + '/' + page)}</loc>")
             for alt in languages:
-                lines.append(f'    <xhtml:link rel="alternate" hreflang="{alt}" '
-                             f'href="{escape(site_url + alt + "/" + page)}"/>')
+                lines.append(
+                    f'    <xhtml:link rel="alternate" hreflang="{alt}" '
+                    f'href="{escape(site_url + alt + "/" + page)}"/>'
+                )
             lines.append("  </url>")
     lines.append("</urlset>")
     (html / "sitemap.xml").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -252,11 +287,19 @@ def main(argv=None):
     if argv[:1] == ["--child"]:
         return child(*argv[1:5], argv[5:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lang", choices=LANGUAGES, action="append",
-                        help="build only this language (repeatable); default: all")
+    parser.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        action="append",
+        help="build only this language (repeatable); default: all",
+    )
     parser.add_argument("--gettext", action="store_true", help="write .pot templates instead")
-    parser.add_argument("--timeout", type=float, default=BUILD_TIMEOUT,
-                        help=f"seconds one language may take before it is killed (default {BUILD_TIMEOUT})")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=BUILD_TIMEOUT,
+        help=f"seconds one language may take before it is killed (default {BUILD_TIMEOUT})",
+    )
     args, extra = parser.parse_known_args(argv)
     lock = acquire_lock()
     if lock is None:

@@ -36,13 +36,16 @@ ROOT = Path(__file__).resolve().parents[1]
 NOT_FROM_DOCUMENTS = {"sphinx"}
 
 # Inline markup of reST and MyST, tried in this order at each position.
-MARKUP = re.compile(r"""
+MARKUP = re.compile(
+    r"""
     (?P<role>(?::[\w.+-]+(?::[\w.+-]+)?:|\{[\w:.+-]+\})(?P<rq>`+)(?P<rbody>.+?)(?P=rq)(?!`))
   | (?P<ref>`(?P<refbody>[^`]+)`__?)                             # reST `text <url>`_
   | (?P<code>(?P<q>`+)(?P<body>.+?)(?P=q)(?!`))                   # ``code``, `code`
   | (?P<link>!?\[[^\]]*\]\((?P<target>[^)\s]*)[^)]*\))            # MyST [text](target)
   | (?P<url><?https?://[^\s<>`]+>?)
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 TITLED_TARGET = re.compile(r"(?s).*?<([^<>]+)>\s*$")  # "title <target>"
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 HTML = re.compile(r"<[A-Za-z!/][^<>\s]*>?")
@@ -61,7 +64,7 @@ def markup(text):
     found = {"inline code differs": [], "roles differ": [], "link targets differ": []}  # by report
     for m in MARKUP.finditer(text):
         if m["role"]:
-            name = m["role"][:m.start("rq") - m.start()]
+            name = m["role"][: m.start("rq") - m.start()]
             found["roles differ"].append(f"{name}`{_target(m['rbody'])}`")
         elif m["ref"]:
             found["link targets differ"].append(_target(m["refbody"]))
@@ -93,14 +96,22 @@ def translation_faults(msgid, msgstr, interface=False):
     if interface:  # put into HTML templates as is, not parsed as reST or MyST
         english, korean = PLACEHOLDER.findall(msgid), PLACEHOLDER.findall(msgstr)
         positional = [[p for p in side if p in POSITIONAL] for side in (english, korean)]
-        return [fault for fault in (
-            _differs("placeholders differ", english, korean),
-            positional[0] != positional[1] and Counter(english) == Counter(korean)
-            and f"placeholders reordered (msgid {positional[0]}, msgstr {positional[1]})",
-            _differs("numbers differ", NUMBER.findall(PLACEHOLDER.sub(" ", msgid)),
-                     NUMBER.findall(PLACEHOLDER.sub(" ", msgstr))),
-            _added("raw HTML", HTML, msgid, msgstr),
-        ) if fault]
+        return [
+            fault
+            for fault in (
+                _differs("placeholders differ", english, korean),
+                positional[0] != positional[1]
+                and Counter(english) == Counter(korean)
+                and f"placeholders reordered (msgid {positional[0]}, msgstr {positional[1]})",
+                _differs(
+                    "numbers differ",
+                    NUMBER.findall(PLACEHOLDER.sub(" ", msgid)),
+                    NUMBER.findall(PLACEHOLDER.sub(" ", msgstr)),
+                ),
+                _added("raw HTML", HTML, msgid, msgstr),
+            )
+            if fault
+        ]
     english, english_prose = markup(msgid)
     korean, korean_prose = markup(msgstr)
     if korean_prose.count("`") != english_prose.count("`"):
@@ -129,13 +140,18 @@ def catalog_problems(locale_dir, pot_dir=None):
     known = {p.relative_to(locale_dir).with_suffix("").as_posix() for p in catalogs}
     missing = sorted(document_names(locale_dir.parents[2]) - known)
     for name in missing:
-        problems.append(f"{locale_dir / name}.po: missing catalog: document {name} would be "
-                        "published in English (run nox -s i18n)")
+        problems.append(
+            f"{locale_dir / name}.po: missing catalog: document {name} would be "
+            "published in English (run nox -s i18n)"
+        )
     for po_path in catalogs:
         name = po_path.relative_to(locale_dir).with_suffix("").as_posix()
         po = polib.pofile(str(po_path))
-        for kind, entries in (("untranslated", po.untranslated_entries()),
-                              ("fuzzy", po.fuzzy_entries()), ("obsolete", po.obsolete_entries())):
+        for kind, entries in (
+            ("untranslated", po.untranslated_entries()),
+            ("fuzzy", po.fuzzy_entries()),
+            ("obsolete", po.obsolete_entries()),
+        ):
             for entry in entries:
                 problems.append(f"{po_path}:{entry.linenum}: {kind}: {entry.msgid[:70]!r}")
         for entry in po.translated_entries():

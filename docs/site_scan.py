@@ -7,8 +7,18 @@ from urllib.parse import unquote, urlsplit
 
 OFF_SITE = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.I)  # http://, https://, //host
 # <link rel=...> values that make the browser fetch the target
-LOADING_RELS = {"stylesheet", "icon", "preload", "modulepreload", "prefetch", "manifest",
-                "apple-touch-icon", "shortcut", "dns-prefetch", "preconnect"}
+LOADING_RELS = {
+    "stylesheet",
+    "icon",
+    "preload",
+    "modulepreload",
+    "prefetch",
+    "manifest",
+    "apple-touch-icon",
+    "shortcut",
+    "dns-prefetch",
+    "preconnect",
+}
 
 
 class _Tags(HTMLParser):
@@ -34,7 +44,9 @@ def loaded_resources(path):
     """(tag, url) of everything an HTML page makes the browser load."""
     found = []
     for tag, attrs in parse(path).tags:
-        if tag in {"script", "img", "iframe", "audio", "video", "source", "embed", "track"} and attrs.get("src"):
+        if tag in {"script", "img", "iframe", "audio", "video", "source", "embed", "track"} and attrs.get(
+            "src"
+        ):
             found.append((tag, attrs["src"]))
         if tag == "link" and attrs.get("href"):
             rels = set((attrs.get("rel") or "").lower().split())
@@ -68,7 +80,7 @@ def broken_links(site, site_path="/"):
     site = Path(site)
     problems, ids_cache = [], {}
     for page in sorted(site.rglob("*.html")):
-        for tag, attrs in parse(page).tags:
+        for _tag, attrs in parse(page).tags:
             for key in ("href", "src"):
                 url = attrs.get(key)
                 if not url or OFF_SITE.match(url) or url.startswith(("mailto:", "javascript:", "data:")):
@@ -78,7 +90,7 @@ def broken_links(site, site_path="/"):
                     if not parts.path.startswith(site_path):
                         problems.append(f"{page}: {url} is outside the site")
                         continue
-                    target = site / unquote(parts.path[len(site_path):])
+                    target = site / unquote(parts.path[len(site_path) :])
                 elif parts.path:
                     target = page.parent / unquote(parts.path)
                 else:

@@ -61,7 +61,6 @@ with expect_error(RuntimeError, "a leaf Variable that requires grad"):
 import warnings
 
 
-
 def train_by_rebinding(w, steps):
     for step in range(steps):
         loss = ((x @ w - target) ** 2).mean()
@@ -93,7 +92,9 @@ for step in range(3):
     opt.step()
     opt.zero_grad()
     losses.append(round(loss.item(), 6))
-print("loss at each step:", losses, "| the optimizer's leaf moved:", not torch.equal(w_old.detach(), w.detach()))
+print(
+    "loss at each step:", losses, "| the optimizer's leaf moved:", not torch.equal(w_old.detach(), w.detach())
+)
 
 # %%
 # The safe version

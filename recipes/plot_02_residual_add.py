@@ -61,8 +61,10 @@ def block_reference(x):
 
 grads_inplace = torch.autograd.grad(block_inplace(x).sum(), [x, conv.weight])
 grads_reference = torch.autograd.grad(block_reference(x).sum(), [x, conv.weight])
-print("same gradients as out-of-place:",
-      all(torch.allclose(a, b) for a, b in zip(grads_inplace, grads_reference)))
+print(
+    "same gradients as out-of-place:",
+    all(torch.allclose(a, b) for a, b in zip(grads_inplace, grads_reference)),
+)
 
 # %%
 # The pitfall, loud: adding into an output that backward needs
@@ -139,8 +141,7 @@ batch = torch.ones(2, 3)
 with torch.no_grad():
     first = block_add_out_of_place(batch)
     second = block_add_out_of_place(batch)
-print("input untouched:", torch.equal(batch, torch.ones(2, 3)),
-      "| repeatable:", torch.equal(first, second))
+print("input untouched:", torch.equal(batch, torch.ones(2, 3)), "| repeatable:", torch.equal(first, second))
 assert torch.equal(batch, torch.ones(2, 3)) and torch.equal(first, second)
 
 # %%

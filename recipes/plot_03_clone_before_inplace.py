@@ -78,6 +78,10 @@ grad_clone = torch.autograd.grad(z.sum(), x)[0]
 grad_reference = torch.autograd.grad((x.exp() + 1).sum(), x)[0]
 print("gradient via clone():", grad_clone)
 print("out-of-place gradient:", grad_reference)
-print("equal:", torch.equal(grad_clone, grad_reference),
-      "| equals exp(x):", torch.equal(grad_clone, x.detach().exp()))
+print(
+    "equal:",
+    torch.equal(grad_clone, grad_reference),
+    "| equals exp(x):",
+    torch.equal(grad_clone, x.detach().exp()),
+)
 assert torch.equal(grad_clone, grad_reference)

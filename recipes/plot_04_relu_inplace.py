@@ -42,9 +42,7 @@ def expect_error(kind, text):
 import copy
 
 torch.manual_seed(0)
-model = torch.nn.Sequential(
-    torch.nn.Linear(8, 16), torch.nn.ReLU(inplace=True), torch.nn.Linear(16, 1)
-)
+model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(inplace=True), torch.nn.Linear(16, 1))
 reference = copy.deepcopy(model)
 reference[1] = torch.nn.ReLU(inplace=False)
 

@@ -104,7 +104,6 @@ print("requires grad:", total_detached.requires_grad, "| graph:", graph_size(tot
 # Proof: the statistics agree with a pass that never built a graph at all.
 with torch.no_grad():
     total_no_graph = sum(model(batch).sum() for batch in batches)
-print("detach():", total_detached.item(), "| .item():", total_float,
-      "| no graph:", total_no_graph.item())
+print("detach():", total_detached.item(), "| .item():", total_float, "| no graph:", total_no_graph.item())
 assert torch.allclose(total_detached, total_no_graph.reshape(1))
 assert abs(total_float - total_no_graph.item()) < 1e-3

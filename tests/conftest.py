@@ -40,8 +40,12 @@ def build_site(project, *extra, timeout=900, env=None):
     env = {k: v for k, v in {**os.environ, **(env or {})}.items() if k != "FORCE_COLOR"}
     env.update(PYTHONHASHSEED="0", NO_COLOR="1")  # plain text to assert on
     result = subprocess.run(
-        [sys.executable, "docs/build.py", "--no-color", *extra], cwd=project, env=env,
-        capture_output=True, text=True, timeout=timeout,
+        [sys.executable, "docs/build.py", "--no-color", *extra],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
     # the notebook kernel colours its tracebacks whatever NO_COLOR says
     return result.returncode, ANSI_ESCAPE.sub("", result.stdout + result.stderr)

@@ -9,26 +9,32 @@ import functools
 import http.server
 import json
 import os
-import re
 import threading
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 import pytest
-
 from conftest import ROOT
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "build" / "test-artifacts"
 SUB_PATH = "/autograd-recipes/"  # served below a sub-path, as on GitHub Pages
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("AUTOGRAD_RECIPES_REQUIRE_BROWSER") == "1":
         raise RuntimeError(f"{CHROMIUM} is missing but browser tests are required (apt-get install chromium)")
-    pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium); browser tests skipped",
-                allow_module_level=True)
+    pytest.skip(
+        f"{CHROMIUM} not installed (apt-get install chromium); browser tests skipped", allow_module_level=True
+    )
 
 from axe_playwright_python.sync_playwright import Axe  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
@@ -74,8 +80,11 @@ def all_pages(html):
     out = []
     for lang in ("en", "ko"):
         tree = html / lang
-        out += [f"{lang}/{p.relative_to(tree).as_posix()}" for p in sorted(tree.rglob("*.html"))
-                if not p.relative_to(tree).as_posix().startswith("_")]
+        out += [
+            f"{lang}/{p.relative_to(tree).as_posix()}"
+            for p in sorted(tree.rglob("*.html"))
+            if not p.relative_to(tree).as_posix().startswith("_")
+        ]
     return out
 
 
@@ -83,8 +92,13 @@ def page_type(path):
     name = path.split("/", 1)[1]
     if name.startswith("recipes/plot_"):
         return "recipe"
-    return {"index.html": "landing", "no_grad_guide.html": "guide", "inplace_overview.html": "overview",
-            "claims.html": "claims", "search.html": "search"}.get(name, "other")
+    return {
+        "index.html": "landing",
+        "no_grad_guide.html": "guide",
+        "inplace_overview.html": "overview",
+        "claims.html": "claims",
+        "search.html": "search",
+    }.get(name, "other")
 
 
 def test_every_page_is_clean_local_and_accessible(site, browser):
@@ -98,7 +112,9 @@ def test_every_page_is_clean_local_and_accessible(site, browser):
     for path in pages:
         page = context.new_page()
         events = []
-        page.on("console", lambda m: events.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        page.on(
+            "console", lambda m: events.append(f"console {m.type}: {m.text}") if m.type == "error" else None
+        )
         page.on("pageerror", lambda e: events.append(f"page error: {e}"))
         page.on("requestfailed", lambda r: events.append(f"failed request: {r.url} {r.failure}"))
         requests = []
@@ -108,10 +124,13 @@ def test_every_page_is_clean_local_and_accessible(site, browser):
             events.append(f"HTTP {response and response.status}")
         off = [u for u in requests if not u.startswith(origin) and not u.startswith("data:")]
         events += [f"request off the local origin: {u}" for u in off]
-        violations = [v for v in axe.run(page).response["violations"]
-                      if v["impact"] in ("serious", "critical")]
-        events += [f"axe {v['impact']} {v['id']}: {v['help']} ({len(v['nodes'])} nodes: "
-                   f"{v['nodes'][0]['target']})" for v in violations]
+        violations = [
+            v for v in axe.run(page).response["violations"] if v["impact"] in ("serious", "critical")
+        ]
+        events += [
+            f"axe {v['impact']} {v['id']}: {v['help']} ({len(v['nodes'])} nodes: {v['nodes'][0]['target']})"
+            for v in violations
+        ]
         problems += [f"{path}: {e}" for e in events]
         requests_per_type.setdefault(page_type(path), []).append(len(requests))
         page.close()
@@ -135,7 +154,11 @@ def test_language_switch_lands_on_the_same_page_and_back(site, page):
 
 def test_root_page_picks_the_readers_language(site, browser):
     base, html = site
-    for locale, expected in (("ko-KR", "ko/index.html"), ("en-US", "en/index.html"), ("de-DE", "en/index.html")):
+    for locale, expected in (
+        ("ko-KR", "ko/index.html"),
+        ("en-US", "en/index.html"),
+        ("de-DE", "en/index.html"),
+    ):
         context = browser.new_context(locale=locale)
         page = context.new_page()
         page.goto(base)
@@ -155,18 +178,23 @@ def test_site_works_when_opened_from_disk(site, page):
 def search(page, base, lang, query):
     page.goto(f"{base}{lang}/search.html?q={quote(query)}")
     page.wait_for_selector("#search-results ul.search li", timeout=15000)
-    return {urlsplit(a).path.rsplit("/", 1)[-1] for a in
-            page.eval_on_selector_all("#search-results ul.search li a", "els => els.map(e => e.href)")}
+    return {
+        urlsplit(a).path.rsplit("/", 1)[-1]
+        for a in page.eval_on_selector_all("#search-results ul.search li a", "els => els.map(e => e.href)")
+    }
 
 
-@pytest.mark.parametrize("lang, query, expected", [
-    ("ko", "텐서는", "inplace_overview.html"),
-    ("ko", "기울기를", "no_grad_guide.html"),
-    ("ko", "제자리", "plot_02_residual_add.html"),
-    ("ko", "no_grad", "no_grad_guide.html"),
-    ("en", "version counter", "inplace_overview.html"),
-    ("en", "inference_mode", "no_grad_guide.html"),
-])
+@pytest.mark.parametrize(
+    "lang, query, expected",
+    [
+        ("ko", "텐서는", "inplace_overview.html"),
+        ("ko", "기울기를", "no_grad_guide.html"),
+        ("ko", "제자리", "plot_02_residual_add.html"),
+        ("ko", "no_grad", "no_grad_guide.html"),
+        ("en", "version counter", "inplace_overview.html"),
+        ("en", "inference_mode", "no_grad_guide.html"),
+    ],
+)
 def test_search_returns_the_expected_pages(site, page, lang, query, expected):
     base, html = site
     assert expected in search(page, base, lang, query)
@@ -206,10 +234,12 @@ def test_theme_toggle_cycles_themes(site, page):
 def test_screenshots(site, browser, lang):
     base, html = site
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for name, path, viewport in [("landing", "index.html", (1200, 900)),
-                                 ("recipe", "recipes/plot_05_indexing_and_inplace.html", (1200, 900)),
-                                 ("guide", "no_grad_guide.html", (1200, 900)),
-                                 ("recipe-phone", "recipes/plot_05_indexing_and_inplace.html", (390, 844))]:
+    for name, path, viewport in [
+        ("landing", "index.html", (1200, 900)),
+        ("recipe", "recipes/plot_05_indexing_and_inplace.html", (1200, 900)),
+        ("guide", "no_grad_guide.html", (1200, 900)),
+        ("recipe-phone", "recipes/plot_05_indexing_and_inplace.html", (390, 844)),
+    ]:
         context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
         page = context.new_page()
         page.goto(base + f"{lang}/{path}", wait_until="networkidle")

@@ -5,7 +5,6 @@ import re
 import sys
 
 import pytest
-
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
@@ -25,15 +24,21 @@ def test_claim_code_computes_its_verdict(claim):
     """A verdict assigned only as a constant at the top level could never change."""
     tree = ast.parse(claim["code"])
     top_level_constants = [
-        node for node in tree.body
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "verdict" for t in node.targets)
+        node
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and any(getattr(t, "id", None) == "verdict" for t in node.targets)
         and isinstance(node.value, ast.Constant)
     ]
-    assigns = [n for n in ast.walk(tree) if isinstance(n, ast.Assign)
-               and any(getattr(t, "id", None) == "verdict" for t in n.targets)]
+    assigns = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "verdict" for t in n.targets)
+    ]
     assert assigns, "never sets verdict"
     assert len(top_level_constants) < len(assigns) or any(
-        not isinstance(a.value, ast.Constant) for a in assigns), "verdict is a constant"
+        not isinstance(a.value, ast.Constant) for a in assigns
+    ), "verdict is a constant"
 
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=lambda c: c["id"])
@@ -55,13 +60,19 @@ def test_a_control_that_stops_discriminating_is_reported(tmp_path):
     text = (ROOT / "docs" / "claims.toml").read_text()
     start = text.index('id = "leaf-inplace-raises"')
     old = '["x = torch.randn(5, requires_grad=True)", "x = torch.randn(5)"]'
-    assert old in text[start:start + 2000]
+    assert old in text[start : start + 2000]
     copy = tmp_path / "claims.toml"
-    copy.write_text(text[:start] + text[start:].replace(
-        old, '["x = torch.randn(5, requires_grad=True)", "x = torch.randn(5, requires_grad=True)"]', 1))
+    copy.write_text(
+        text[:start]
+        + text[start:].replace(
+            old, '["x = torch.randn(5, requires_grad=True)", "x = torch.randn(5, requires_grad=True)"]', 1
+        )
+    )
     claim = next(c for c in claims_ledger.load(copy) if c["id"] == "leaf-inplace-raises")
     problem = claims_ledger.control_problem(claim)
-    assert problem.startswith("claim leaf-inplace-raises: its control gave 'holds', not 'does not hold'"), problem
+    assert problem.startswith("claim leaf-inplace-raises: its control gave 'holds', not 'does not hold'"), (
+        problem
+    )
 
 
 def test_a_control_may_not_touch_the_verdict_line():
@@ -87,7 +98,9 @@ def test_malformed_ledger_is_reported_with_the_claim(tmp_path):
     bad = tmp_path / "claims.toml"
     text = (ROOT / "docs" / "claims.toml").read_text()
     bad.write_text(text.replace('verdict = "holds"', 'verdict = "mostly"', 1))
-    with pytest.raises(claims_ledger.LedgerError, match=r"claim #1 \(leaf-inplace-raises\): verdict 'mostly'"):
+    with pytest.raises(
+        claims_ledger.LedgerError, match=r"claim #1 \(leaf-inplace-raises\): verdict 'mostly'"
+    ):
         claims_ledger.load(bad)
 
 
@@ -96,9 +109,12 @@ def test_claims_page_shows_every_claim_with_evidence(built_site, lang):
     project, code, output = built_site
     assert code == 0, output
     page = (project / "build/html" / lang / "claims.html").read_text(encoding="utf-8")
-    boxes = re.findall(r'<div class="claim verdict-[\w-]+ docutils container" id="claim-([\w-]+)">(.*?)</pre>', page, re.S)
+    boxes = re.findall(
+        r'<div class="claim verdict-[\w-]+ docutils container" id="claim-([\w-]+)">(.*?)</pre>', page, re.S
+    )
     assert [b[0] for b in boxes] == [c["id"] for c in CLAIMS]
     import torch
+
     assert torch.__version__ in page
 
 

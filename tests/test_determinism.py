@@ -1,11 +1,12 @@
 """Two cold builds give byte-identical HTML once the figures marked as measured are masked."""
 
 import re
-from pathlib import Path
 
 from conftest import build_site, copy_project
 
-EPOCH_2024 = "1704067200"  # 2024-01-01: the build must take its dates from here (Sphinx only moves years back)
+EPOCH_2024 = (
+    "1704067200"  # 2024-01-01: the build must take its dates from here (Sphinx only moves years back)
+)
 MEASURED_SPAN = re.compile(r'(<span class="measured">).*?(</span>)', re.S)
 MEASURED_PRE = re.compile(r'(<pre class="[^"]*\bmeasured\b[^"]*">).*?(</pre>)', re.S)
 TAG = re.compile(r"<(/?)div\b")
@@ -49,8 +50,11 @@ def test_two_cold_builds_give_identical_html(tmp_path):
         builds.append(project)
     first, second = (html_files(p) for p in builds)
     assert first.keys() == second.keys()
-    differing = [name for name in sorted(first)
-                 if masked(first[name].read_text(encoding="utf-8")) != masked(second[name].read_text(encoding="utf-8"))]
+    differing = [
+        name
+        for name in sorted(first)
+        if masked(first[name].read_text(encoding="utf-8")) != masked(second[name].read_text(encoding="utf-8"))
+    ]
     assert differing == []
     # the masking hid something real: the raw pages do differ (run times at least)
     assert any(first[n].read_bytes() != second[n].read_bytes() for n in first)
@@ -59,9 +63,13 @@ def test_two_cold_builds_give_identical_html(tmp_path):
 
 
 def test_masking_hides_only_what_is_marked():
-    page = ('<p>a <span class="measured">1.2 s</span></p><pre class="claim-evidence output measured">ratio 1.05</pre>'
-            '<div class="cell tag_measured docutils container"><div class="cell_input">code</div>'
-            '<div class="cell_output docutils container"><div><pre>12 µs</pre></div></div></div><p>after</p>')
-    assert masked(page) == ('<p>a <span class="measured">#</span></p><pre class="claim-evidence output measured">#</pre>'
-                            '<div class="cell tag_measured docutils container"><div class="cell_input">code</div>'
-                            '<!-- measured output --></div><p>after</p>')
+    page = (
+        '<p>a <span class="measured">1.2 s</span></p><pre class="claim-evidence output measured">ratio 1.05</pre>'
+        '<div class="cell tag_measured docutils container"><div class="cell_input">code</div>'
+        '<div class="cell_output docutils container"><div><pre>12 µs</pre></div></div></div><p>after</p>'
+    )
+    assert masked(page) == (
+        '<p>a <span class="measured">#</span></p><pre class="claim-evidence output measured">#</pre>'
+        '<div class="cell tag_measured docutils container"><div class="cell_input">code</div>'
+        "<!-- measured output --></div><p>after</p>"
+    )

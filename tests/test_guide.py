@@ -1,11 +1,9 @@
 """The no_grad guide: its key behaviours, its saved-bytes counter, memory meter, timing rule, and its page."""
 
 import re
-from pathlib import Path
 
 import pytest
 import torch
-
 from conftest import ROOT
 
 GUIDE = ROOT / "docs" / "no_grad_guide.md"
@@ -69,10 +67,12 @@ def test_speedup_interval_on_known_samples(rule):
 def test_timing_rule_does_not_call_a_mode_faster_than_itself(rule):
     """The control of the timing rule: the same work under two names is never 'faster'."""
     import contextlib
+
     layer = torch.nn.Linear(16, 16)
     x = torch.randn(1, 16)
-    samples = rule["time_modes"](lambda: layer(x), {"a": contextlib.nullcontext, "b": contextlib.nullcontext},
-                                 rounds=20, block=0.005)
+    samples = rule["time_modes"](
+        lambda: layer(x), {"a": contextlib.nullcontext, "b": contextlib.nullcontext}, rounds=20, block=0.005
+    )
     ratio, low, high = rule["speedup"](samples["a"], samples["b"])
     assert rule["decide"](low, high) in {"no difference", "inconclusive"}, (ratio, low, high)
     assert torch.get_num_threads() >= 1  # the thread count was restored
@@ -141,7 +141,9 @@ def test_inference_tensors_refuse_autograd_and_outside_inplace():
     assert torch.equal(w.grad, torch.ones(2))
     with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
         (t * torch.ones(2, requires_grad=True)).sum().backward()
-    with pytest.raises(RuntimeError, match="Setting requires_grad=True on inference tensor outside InferenceMode"):
+    with pytest.raises(
+        RuntimeError, match="Setting requires_grad=True on inference tensor outside InferenceMode"
+    ):
         t.requires_grad_(True)
     with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside InferenceMode"):
         t.add_(1)
@@ -184,7 +186,9 @@ def test_guide_page_has_outputs_benchmark_table_plot_and_memory(built_site):
     assert "peak, one pass, bytes" in memory.group(0)
     assert re.search(r"<p lang='en'>At batch 32, the peak of one pass was", page)
     assert re.search(r"<p lang='ko'>배치 32에서 한 번의 순전파 중 최대 메모리는", page)
-    assert re.search(r"<p lang='en'>small MLP, batch 1: no_grad was (faster|slower|within|inconclusive)", page)
+    assert re.search(
+        r"<p lang='en'>small MLP, batch 1: no_grad was (faster|slower|within|inconclusive)", page
+    )
     assert re.search(r'<img alt="Bar chart of forward-pass time[^"]*" src="[^"]+\.png"', page)
     assert re.search(r"batch 32: grad [\d,]+ bytes, no_grad 0 bytes, inference_mode 0 bytes", page)
     assert "torch 2.13.0" in page and "CPU threads:" in page
@@ -194,8 +198,13 @@ def test_guide_page_has_outputs_benchmark_table_plot_and_memory(built_site):
 def test_generated_sentences_show_in_the_page_language_only(built_site):
     project, code, output = built_site
     css = (project / "build/html/en/_static/site.css").read_text(encoding="utf-8")
-    assert 'html:not([lang="ko"]) .generated [lang="ko"], html[lang="ko"] .generated [lang="en"] { display: none; }' in css
-    assert re.search(r'<html [^>]*lang="ko"', (project / "build/html/ko/no_grad_guide.html").read_text(encoding="utf-8"))
+    assert (
+        'html:not([lang="ko"]) .generated [lang="ko"], html[lang="ko"] .generated [lang="en"] { display: none; }'
+        in css
+    )
+    assert re.search(
+        r'<html [^>]*lang="ko"', (project / "build/html/ko/no_grad_guide.html").read_text(encoding="utf-8")
+    )
 
 
 def test_build_report_lists_every_executed_page(built_site):

@@ -8,7 +8,6 @@ import sys
 
 import polib
 import pytest
-
 from conftest import ROOT, copy_project
 
 LOCALE = ROOT / "locales" / "ko" / "LC_MESSAGES"
@@ -38,8 +37,11 @@ def prose(msgid):
 
 def test_catalogs_exist_for_every_document():
     names = {p.relative_to(LOCALE).with_suffix("").as_posix() for p in CATALOGS}
-    sources = {p.relative_to(ROOT / "docs").with_suffix("").as_posix()
-               for p in (ROOT / "docs").glob("*") if p.suffix in {".rst", ".md"}}
+    sources = {
+        p.relative_to(ROOT / "docs").with_suffix("").as_posix()
+        for p in (ROOT / "docs").glob("*")
+        if p.suffix in {".rst", ".md"}
+    }
     sources |= {f"recipes/{p.stem}" for p in (ROOT / "recipes").glob("plot_*.py")}
     assert sources <= names, sorted(sources - names)
 
@@ -51,8 +53,9 @@ def test_catalogs_are_complete_without_fuzzy_or_obsolete():
 @pytest.mark.skipif(shutil.which("msgfmt") is None, reason="msgfmt (Debian package gettext) not installed")
 @pytest.mark.parametrize("catalog", CATALOGS, ids=lambda p: p.relative_to(LOCALE).as_posix())
 def test_msgfmt_accepts_catalog(catalog):
-    result = subprocess.run(["msgfmt", "--check", "--statistics", "-o", "/dev/null", str(catalog)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        ["msgfmt", "--check", "--statistics", "-o", "/dev/null", str(catalog)], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     assert "untranslated" not in result.stderr and "fuzzy" not in result.stderr, result.stderr
 
@@ -60,8 +63,12 @@ def test_msgfmt_accepts_catalog(catalog):
 def test_catalogs_match_the_current_english(built_site, tmp_path):
     project, code, output = built_site
     assert code == 0, output
-    result = subprocess.run([sys.executable, "docs/build.py", "--gettext", "--no-color"],
-                            cwd=project, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "docs/build.py", "--gettext", "--no-color"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     pots = project / "build" / "gettext"
     assert catalog_problems(project / "locales/ko/LC_MESSAGES", pots) == []
@@ -89,12 +96,16 @@ def test_changed_english_is_reported_as_drift(built_site, tmp_path):
     shutil.copytree(project, copy)
     page = copy / "docs" / "index.rst"
     page.write_text(page.read_text().replace("Start with", "Begin with", 1))
-    result = subprocess.run([sys.executable, "docs/build.py", "--gettext"], cwd=copy,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "docs/build.py", "--gettext"], cwd=copy, capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     problems = catalog_problems(copy / "locales/ko/LC_MESSAGES", copy / "build" / "gettext")
-    assert any("English changed, no Korean for: ':doc:`inplace_overview`" in p
-               or "English changed, no Korean for: 'Begin with" in p for p in problems), problems
+    assert any(
+        "English changed, no Korean for: ':doc:`inplace_overview`" in p
+        or "English changed, no Korean for: 'Begin with" in p
+        for p in problems
+    ), problems
     assert any("Korean for English that is gone: 'Start with" in p for p in problems), problems
 
 
@@ -105,16 +116,26 @@ def glossary():
 
 def test_terms_checked_here_are_the_glossarys():
     korean_by_english = {row[0]: row[1] for row in glossary()}
-    for english, korean in [("in-place operation", "제자리"), ("gradient", "기울기"),
-                            ("leaf tensor", "리프"), ("inference", "추론"), ("parameter", "매개변수"),
-                            ("computational graph", "연산 그래프"), ("backward pass", "역전파"),
-                            ("weight", "가중치"), ("version counter", "버전 카운터")]:
+    for english, korean in [
+        ("in-place operation", "제자리"),
+        ("gradient", "기울기"),
+        ("leaf tensor", "리프"),
+        ("inference", "추론"),
+        ("parameter", "매개변수"),
+        ("computational graph", "연산 그래프"),
+        ("backward pass", "역전파"),
+        ("weight", "가중치"),
+        ("version counter", "버전 카운터"),
+    ]:
         assert korean in korean_by_english[english]
     assert len(TERMS) == 9
 
 
-@pytest.mark.parametrize("catalog", [c for c in CATALOGS if c.stem not in {"sphinx", "glossary"}],
-                         ids=lambda p: p.relative_to(LOCALE).as_posix())
+@pytest.mark.parametrize(
+    "catalog",
+    [c for c in CATALOGS if c.stem not in {"sphinx", "glossary"}],
+    ids=lambda p: p.relative_to(LOCALE).as_posix(),
+)
 def test_korean_uses_the_glossary_terms(catalog):
     wrong = []
     for entry in polib.pofile(str(catalog)):
@@ -126,8 +147,11 @@ def test_korean_uses_the_glossary_terms(catalog):
     assert not wrong, "\n".join(wrong)
 
 
-@pytest.mark.parametrize("catalog", [c for c in CATALOGS if c.stem not in {"sphinx", "glossary"}],
-                         ids=lambda p: p.relative_to(LOCALE).as_posix())
+@pytest.mark.parametrize(
+    "catalog",
+    [c for c in CATALOGS if c.stem not in {"sphinx", "glossary"}],
+    ids=lambda p: p.relative_to(LOCALE).as_posix(),
+)
 def test_first_use_of_a_term_gives_the_english(catalog):
     text = "\n".join(e.msgstr for e in polib.pofile(str(catalog)))
     missing = []
@@ -135,7 +159,7 @@ def test_first_use_of_a_term_gives_the_english(catalog):
         first = text.find(korean)
         if first == -1:
             continue
-        following = text[first:first + len(korean) + 30]
+        following = text[first : first + len(korean) + 30]
         if not re.search(r"\(\s*(" + english + r")", following, re.I):
             missing.append(f"{korean}: {following!r}")
     assert not missing, "\n".join(missing)

@@ -21,22 +21,66 @@ needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed: can
 
 # (word, expected stem), written by hand.
 EXPECTED_STEMS = [
-    ("텐서를", "텐서"), ("텐서는", "텐서"), ("텐서", "텐서"), ("텐서들을", "텐서"),
-    ("변화도를", "변화도"), ("변화도", "변화도"), ("정확도는", "정확도"),
-    ("결과", "결과"), ("결과가", "결과"), ("경로", "경로"), ("경로로", "경로"),
-    ("정의", "정의"), ("정의를", "정의"), ("값을", "값을"),
-    ("제자리에서", "제자리"), ("함수를", "함수"), ("연산이", "연산"), ("연산으로", "연산"),
-    ("텐서입니다", "텐서"), ("모델처럼", "모델"),
-    ("no_grad", "no_grad"), ("requires_grad_", "requires_grad_"),
-    ("Gradients", "gradient"), ("tensors", "tensor"), ("running", "run"),
+    ("텐서를", "텐서"),
+    ("텐서는", "텐서"),
+    ("텐서", "텐서"),
+    ("텐서들을", "텐서"),
+    ("변화도를", "변화도"),
+    ("변화도", "변화도"),
+    ("정확도는", "정확도"),
+    ("결과", "결과"),
+    ("결과가", "결과"),
+    ("경로", "경로"),
+    ("경로로", "경로"),
+    ("정의", "정의"),
+    ("정의를", "정의"),
+    ("값을", "값을"),
+    ("제자리에서", "제자리"),
+    ("함수를", "함수"),
+    ("연산이", "연산"),
+    ("연산으로", "연산"),
+    ("텐서입니다", "텐서"),
+    ("모델처럼", "모델"),
+    ("no_grad", "no_grad"),
+    ("requires_grad_", "requires_grad_"),
+    ("Gradients", "gradient"),
+    ("tensors", "tensor"),
+    ("running", "run"),
 ]
 
 # Mixed words on which the Python and JS stemmers must agree.
 AGREEMENT_WORDS = [w for w, _ in EXPECTED_STEMS] + [
-    "텐서의", "텐서와", "결과와", "과정과", "데이터로", "메모리에", "그래프에서", "버전까지",
-    "사용자에게", "입력보다", "출력이나", "복사본만", "모듈들", "경로도", "하나", "값", "수",
-    "inference_mode", "no_grad", "autograd", "Backward", "parameters", "computing",
-    "detached", "in-place", "zero_", "CUDA", "x2", "relu", "ReLU", "optimizer.step",
+    "텐서의",
+    "텐서와",
+    "결과와",
+    "과정과",
+    "데이터로",
+    "메모리에",
+    "그래프에서",
+    "버전까지",
+    "사용자에게",
+    "입력보다",
+    "출력이나",
+    "복사본만",
+    "모듈들",
+    "경로도",
+    "하나",
+    "값",
+    "수",
+    "inference_mode",
+    "no_grad",
+    "autograd",
+    "Backward",
+    "parameters",
+    "computing",
+    "detached",
+    "in-place",
+    "zero_",
+    "CUDA",
+    "x2",
+    "relu",
+    "ReLU",
+    "optimizer.step",
 ]
 
 SENTENCES = [
@@ -49,8 +93,12 @@ def run_node(script, tmp_path, stdin):
     path = tmp_path / "run.js"
     path.write_text(script, encoding="utf-8")
     result = subprocess.run(
-        [NODE, str(path)], input=json.dumps(stdin), capture_output=True, text=True,
-        timeout=60, check=True,
+        [NODE, str(path)],
+        input=json.dumps(stdin),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
     return json.loads(result.stdout)
 
@@ -83,7 +131,10 @@ def test_split_separates_hangul_from_identifiers():
 def test_js_stemmer_and_splitter_agree_with_python(tmp_path):
     assert len(AGREEMENT_WORDS) >= 40
     lang = korean_search.SearchKorean({})
-    script = lang.js_stemmer_code + lang.js_splitter_code + """
+    script = (
+        lang.js_stemmer_code
+        + lang.js_splitter_code
+        + """
 const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const stemmer = new Stemmer();
 console.log(JSON.stringify({
@@ -92,6 +143,7 @@ console.log(JSON.stringify({
   splits: input.sentences.map(splitQuery),
 }));
 """
+    )
     out = run_node(script, tmp_path, {"words": AGREEMENT_WORDS, "sentences": SENTENCES})
     assert dict(zip(AGREEMENT_WORDS, out["stems"])) == {w: python_stem(w) for w in AGREEMENT_WORDS}
     assert out["splits"] == [lang.split(s) for s in SENTENCES]
@@ -101,8 +153,7 @@ console.log(JSON.stringify({
 PAGES = {
     "index": "색인\n====\n\n.. toctree::\n\n   inplace\n   install\n",
     "inplace": (
-        "주의\n====\n\n"
-        "텐서를 제자리에서 바꾸는 연산은 변화도를 망칠 수 있다. no_grad는 추적을 끈다.\n"
+        "주의\n====\n\n텐서를 제자리에서 바꾸는 연산은 변화도를 망칠 수 있다. no_grad는 추적을 끈다.\n"
     ),
     "install": "안내\n====\n\n이 문서는 패키지 설치 방법을 설명한다.\n",
 }
@@ -159,7 +210,10 @@ def test_built_site_queries_find_the_page(korean_site, tmp_path):
     out, code, log = korean_site
     assert code == 0, log
     language_data = (out / "_static" / "language_data.js").read_text(encoding="utf-8")
-    script = "globalThis.window = globalThis;\n" + language_data + """
+    script = (
+        "globalThis.window = globalThis;\n"
+        + language_data
+        + """
 const queries = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const stemmer = new Stemmer();
 console.log(JSON.stringify(queries.map((q) =>
@@ -168,6 +222,7 @@ console.log(JSON.stringify(queries.map((q) =>
     .filter((t) => !stopwords.has(t))
     .map((t) => stemmer.stemWord(t)))));
 """
+    )
     queries = ["텐서", "텐서는", "제자리에서", "변화도", "no_grad를", "`no_grad()`는", "변화도 연산"]
     terms = run_node(script, tmp_path, queries)
     index = js_index.loads((out / "searchindex.js").read_text(encoding="utf-8"))

@@ -3,10 +3,8 @@
 import json
 import re
 import sys
-from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, build_site
 
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
@@ -14,8 +12,11 @@ sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
 def pages(project, lang):
     tree = project / "build" / "html" / lang
-    return {p.relative_to(tree).as_posix() for p in tree.rglob("*.html")
-            if not p.relative_to(tree).as_posix().startswith(("_", "jupyter_execute"))}
+    return {
+        p.relative_to(tree).as_posix()
+        for p in tree.rglob("*.html")
+        if not p.relative_to(tree).as_posix().startswith(("_", "jupyter_execute"))
+    }
 
 
 def test_both_trees_have_the_same_pages(built_site):
@@ -34,10 +35,19 @@ def test_every_page_links_to_its_counterpart_and_declares_languages(built_site):
             assert f'<html class="no-js" lang="{lang}"' in text, page
             switch = re.search(r'<nav class="language-switch".*?</nav>', text, re.S).group(0)
             href = re.search(rf'href="([^"]+)" hreflang="{other}"', switch).group(1)
-            assert (html / lang / page).parent.joinpath(href).resolve() == (html / other / page).resolve(), (lang, page, href)
+            assert (html / lang / page).parent.joinpath(href).resolve() == (html / other / page).resolve(), (
+                lang,
+                page,
+                href,
+            )
             for code in ("en", "ko"):
-                assert re.search(rf'<link rel="alternate" hreflang="{code}" href="https://[^"]+/{code}/{re.escape(page)}"', text), (lang, page, code)
-            assert re.search(rf'<link rel="canonical" href="https://[^"]+/{lang}/{re.escape(page)}"', text), page
+                assert re.search(
+                    rf'<link rel="alternate" hreflang="{code}" href="https://[^"]+/{code}/{re.escape(page)}"',
+                    text,
+                ), (lang, page, code)
+            assert re.search(rf'<link rel="canonical" href="https://[^"]+/{lang}/{re.escape(page)}"', text), (
+                page
+            )
 
 
 def test_root_page_sends_readers_to_their_language(built_site):
@@ -52,8 +62,16 @@ def article(project, lang, page):
     return re.search(r"<article.*?</article>", text, re.S).group(0)
 
 
-@pytest.mark.parametrize("page", ["index.html", "inplace_overview.html", "no_grad_guide.html",
-                                  "recipes/plot_02_residual_add.html", "glossary.html"])
+@pytest.mark.parametrize(
+    "page",
+    [
+        "index.html",
+        "inplace_overview.html",
+        "no_grad_guide.html",
+        "recipes/plot_02_residual_add.html",
+        "glossary.html",
+    ],
+)
 def test_korean_pages_are_korean_and_markup_rendered(built_site, page):
     project, code, output = built_site
     body = article(project, "ko", page)
@@ -68,8 +86,14 @@ def test_korean_pages_are_korean_and_markup_rendered(built_site, page):
 def test_korean_ui_strings_are_translated(built_site):
     project, code, output = built_site
     text = (project / "build/html/ko/recipes/plot_01_manual_weight_update.html").read_text(encoding="utf-8")
-    for english in ("On this page", "Back to top", "Skip to content", "Run time when this site was built",
-                    "Download Python source code", "Download Jupyter notebook"):
+    for english in (
+        "On this page",
+        "Back to top",
+        "Skip to content",
+        "Run time when this site was built",
+        "Download Python source code",
+        "Download Jupyter notebook",
+    ):
         assert english not in text, english
     assert "이 사이트를 빌드할 때 걸린 실행 시간" in text
 
@@ -83,15 +107,18 @@ def test_korean_css_uses_system_fonts_and_keep_all(built_site):
 
 def search_index(project, lang):
     raw = (project / "build/html" / lang / "searchindex.js").read_text(encoding="utf-8")
-    return json.loads(raw[raw.index("(") + 1: raw.rindex(")")])
+    return json.loads(raw[raw.index("(") + 1 : raw.rindex(")")])
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("텐서는", "inplace_overview"),
-    ("기울기를", "no_grad_guide"),
-    ("제자리", "inplace_overview"),
-    ("no_grad", "no_grad_guide"),
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("텐서는", "inplace_overview"),
+        ("기울기를", "no_grad_guide"),
+        ("제자리", "inplace_overview"),
+        ("no_grad", "no_grad_guide"),
+    ],
+)
 def test_korean_search_finds_pages(built_site, query, expected):
     from korean_search import SearchKorean
 

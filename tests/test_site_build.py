@@ -5,7 +5,6 @@ import json
 import re
 
 import pytest
-
 from conftest import RECIPES, build_site
 
 
@@ -21,7 +20,7 @@ HIDDEN = {"remove-cell", "remove-output"}
 def check_notebook_download(project, lang, name):
     """The page's .ipynb download carries as many outputs as the page shows, and the same text."""
     page = html(project, f"{name}.html", lang)
-    link = re.search(r'href="(_downloads/[^"]+/%s\.ipynb)"' % name, page)
+    link = re.search(rf'href="(_downloads/[^"]+/{name}\.ipynb)"', page)
     assert link, f"no notebook download on {lang}/{name}.html"
     notebook = json.loads((project / "build/html" / lang / link.group(1)).read_text(encoding="utf-8"))
     cells = [c for c in notebook["cells"] if c["cell_type"] == "code"]
@@ -29,8 +28,12 @@ def check_notebook_download(project, lang, name):
     assert len(shown) == page.count('class="cell_output'), f"{lang}/{name}: outputs in the download"
     known = next(c for c in cells if KNOWN_CELLS[name] in "".join(c["source"]))
     text = "".join("".join(o["text"]) for o in known["outputs"] if o["output_type"] == "stream").strip()
-    on_page = [html_text.unescape(re.sub(r"<[^>]+>", "", block)).strip() for block in re.findall(
-        r'<div class="output stream[^"]*"><div class="highlight"><pre>(.*?)</pre>', page, re.S)]
+    on_page = [
+        html_text.unescape(re.sub(r"<[^>]+>", "", block)).strip()
+        for block in re.findall(
+            r'<div class="output stream[^"]*"><div class="highlight"><pre>(.*?)</pre>', page, re.S
+        )
+    ]
     assert text and text in on_page, f"{lang}/{name}: the known cell's output differs"
 
 
@@ -52,9 +55,14 @@ def test_recipe_page_has_run_output_runtime_and_downloads(built_site, recipe):
     outputs = re.findall(r'<div class="sphx-glr-script-out.*?<pre>(.*?)</pre>', page, re.S)
     assert outputs, "no captured output"
     # every expect_error snippet printed the real exception type and message
-    assert re.search(r"(RuntimeError|TimeoutError): \w+", " ".join(outputs)) or "expect_error" not in recipe.read_text()
+    assert (
+        re.search(r"(RuntimeError|TimeoutError): \w+", " ".join(outputs))
+        or "expect_error" not in recipe.read_text()
+    )
     assert "/work/" not in page and "/tmp/" not in page, "absolute build path on the page"
-    runtime = re.search(r'Run time when this site was built:</strong> <span class="measured">([\d.]+ m?s)</span>', page)
+    runtime = re.search(
+        r'Run time when this site was built:</strong> <span class="measured">([\d.]+ m?s)</span>', page
+    )
     assert runtime, "run time missing"
     assert f"{recipe.stem}.py" in page and f"{recipe.stem}.ipynb" in page
     assert (project / "build/html/en/_downloads").exists()
@@ -109,7 +117,11 @@ def test_rebuild_without_changes_succeeds_and_runs_nothing(built_site):
     assert code == 0, output
     costs = sorted((project / "docs" / "recipes").glob("*.cost.json"))
     before = {p: p.stat().st_mtime_ns for p in costs}
-    notebooks = [project / f"build/doctrees/html-{lang}/{name}.doctree" for lang in ("en", "ko") for name in KNOWN_CELLS]
+    notebooks = [
+        project / f"build/doctrees/html-{lang}/{name}.doctree"
+        for lang in ("en", "ko")
+        for name in KNOWN_CELLS
+    ]
     read_at = {p: p.stat().st_mtime_ns for p in notebooks}
     code, output = build_site(project)
     assert code == 0, output
@@ -139,8 +151,9 @@ def test_torch_upgrade_runs_every_recipe_and_notebook_again(built_site, tmp_path
     before = {p: p.stat().st_mtime_ns for p in costs}
     code, output = build_site(project, "--lang", "en", env={"PYTHONPATH": str(fake.parent)})
     assert code == 0, output
-    assert len(costs) == len(RECIPES) and all(p.stat().st_mtime_ns != before[p] for p in costs), \
+    assert len(costs) == len(RECIPES) and all(p.stat().st_mtime_ns != before[p] for p in costs), (
         "a recipe was not run again"
+    )
     assert output.count("Executing notebook") == 2, output
     report = html(project, "build_report.html")
     assert "2.99.0" in report

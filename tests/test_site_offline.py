@@ -7,14 +7,15 @@ import sys
 from urllib.parse import urlsplit
 
 import pytest
-
 from conftest import ROOT, copy_project
+
 sys.path.insert(0, str(ROOT / "docs"))
 from site_scan import broken_links, off_site_references  # noqa: E402
 
 
 def site_path():
     import runpy
+
     return urlsplit(runpy.run_path(str(ROOT / "conf.py"))["site_url"]).path
 
 
@@ -29,11 +30,16 @@ def test_off_site_scan_catches_a_planted_cdn_link(built_site, tmp_path):
     site = tmp_path / "html"
     shutil.copytree(project / "build/html", site)
     page = site / "ko" / "recipes" / "plot_02_residual_add.html"
-    page.write_text(page.read_text(encoding="utf-8").replace(
-        "</head>", '<script src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-svg.js"></script></head>'),
-        encoding="utf-8")
+    page.write_text(
+        page.read_text(encoding="utf-8").replace(
+            "</head>", '<script src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-svg.js"></script></head>'
+        ),
+        encoding="utf-8",
+    )
     sheet = site / "en" / "_static" / "site.css"
-    sheet.write_text(sheet.read_text() + '\n@import url("https://fonts.googleapis.com/css2?family=Noto+Sans+KR");\n')
+    sheet.write_text(
+        sheet.read_text() + '\n@import url("https://fonts.googleapis.com/css2?family=Noto+Sans+KR");\n'
+    )
     assert off_site_references(site) == [
         f"{page}: <script> loads https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-svg.js",
         f"{sheet}: CSS loads https://fonts.googleapis.com/css2?family=Noto+Sans+KR",
@@ -50,10 +56,15 @@ def test_link_check_catches_a_dead_anchor(built_site, tmp_path):
     site = tmp_path / "html"
     shutil.copytree(project / "build/html", site)
     page = site / "en" / "index.html"
-    page.write_text(page.read_text(encoding="utf-8").replace(
-        'href="inplace_overview.html"', 'href="inplace_overview.html#no-such-section"', 1), encoding="utf-8")
+    page.write_text(
+        page.read_text(encoding="utf-8").replace(
+            'href="inplace_overview.html"', 'href="inplace_overview.html#no-such-section"', 1
+        ),
+        encoding="utf-8",
+    )
     assert broken_links(site, site_path()) == [
-        f"{page}: inplace_overview.html#no-such-section -> no anchor #no-such-section"]
+        f"{page}: inplace_overview.html#no-such-section -> no anchor #no-such-section"
+    ]
 
 
 def test_site_has_404_page_and_sitemap_with_hreflang(built_site):
@@ -62,25 +73,46 @@ def test_site_has_404_page_and_sitemap_with_hreflang(built_site):
     page_404 = (html / "404.html").read_text(encoding="utf-8")
     assert f'href="{site_path()}ko/index.html"' in page_404
     sitemap = (html / "sitemap.xml").read_text(encoding="utf-8")
-    en_pages = [p for p in (html / "en").rglob("*.html")
-                if p.name not in {"search.html", "genindex.html"} and "_" != p.relative_to(html / "en").as_posix()[0]]
+    en_pages = [
+        p
+        for p in (html / "en").rglob("*.html")
+        if p.name not in {"search.html", "genindex.html"} and "_" != p.relative_to(html / "en").as_posix()[0]
+    ]
     assert sitemap.count("<url>") == 2 * len(en_pages)
-    assert 'hreflang="ko" href="https://' in sitemap and "/ko/recipes/plot_05_indexing_and_inplace.html" in sitemap
-    assert '<meta property="og:locale" content="ko_KR"' in (html / "ko/index.html").read_text(encoding="utf-8")
+    assert (
+        'hreflang="ko" href="https://' in sitemap
+        and "/ko/recipes/plot_05_indexing_and_inplace.html" in sitemap
+    )
+    assert '<meta property="og:locale" content="ko_KR"' in (html / "ko/index.html").read_text(
+        encoding="utf-8"
+    )
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
-                    reason="needs root and unshare to build in a namespace without network")
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("unshare") is None,
+    reason="needs root and unshare to build in a namespace without network",
+)
 def test_docs_build_needs_no_network(tmp_path):
     project = copy_project(tmp_path / "project")
     # a new network namespace has only a loopback device, down: bring it up for the notebook kernel
     result = subprocess.run(
         ["unshare", "--net", "sh", "-c", f"ip link set lo up && {sys.executable} docs/build.py --no-color"],
-        cwd=project, capture_output=True, text=True, timeout=900,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    probe = subprocess.run(["unshare", "--net", sys.executable, "-c",
-                            "import socket; socket.create_connection(('pypi.org', 443), timeout=3)"],
-                           capture_output=True, text=True)
+    probe = subprocess.run(
+        [
+            "unshare",
+            "--net",
+            sys.executable,
+            "-c",
+            "import socket; socket.create_connection(('pypi.org', 443), timeout=3)",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert probe.returncode != 0, "the namespace had network access: the test proves nothing"
     assert (project / "build/html/ko/no_grad_guide.html").exists()

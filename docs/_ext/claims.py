@@ -22,14 +22,13 @@ import tomllib
 from importlib.metadata import version
 from pathlib import Path
 
+import claims_ledger
+import claims_runner
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/sphinx.po
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
-
-import claims_ledger
-import claims_runner
 
 logger = logging.getLogger(__name__)
 CLAIMS_DOC = "claims"
@@ -38,8 +37,11 @@ RUNNER_SOURCES = ("claims_ledger.py", "claims_runner.py", "torch_state.py")
 
 def _labels():
     return {
-        "holds": _("holds"), "does not hold": _("does not hold"), "holds in part": _("holds in part"),
-        "inplace": _("In-place operations article"), "no_grad": _("torch.no_grad() article"),
+        "holds": _("holds"),
+        "does not hold": _("does not hold"),
+        "holds in part": _("holds in part"),
+        "inplace": _("In-place operations article"),
+        "no_grad": _("torch.no_grad() article"),
         "site": _("This site"),
     }
 
@@ -132,8 +134,13 @@ class ClaimsLedger(SphinxDirective):
         counts = {v: sum(c["verdict"] == v for c in claims) for v in claims_ledger.VERDICTS}
         summary += nodes.Text(
             _("Checked on torch %s: %d claims; %d hold, %d do not hold, %d hold in part.")
-            % (torch.__version__, len(claims), counts["holds"], counts["does not hold"],
-               counts["holds in part"])
+            % (
+                torch.__version__,
+                len(claims),
+                counts["holds"],
+                counts["does not hold"],
+                counts["holds in part"],
+            )
         )
         out.append(summary)
         for claim in claims:
@@ -141,9 +148,12 @@ class ClaimsLedger(SphinxDirective):
             if verdict != claim["verdict"]:
                 line = _line_of(ledger_text, claim["id"])
                 logger.warning(
-                    "claim %s no longer matches the ledger on torch %s: recorded %r, observed %r "
-                    "(page %s)%s", claim["id"], torch.__version__, claim["verdict"],
-                    verdict or "an error", claim["page"],
+                    "claim %s no longer matches the ledger on torch %s: recorded %r, observed %r (page %s)%s",
+                    claim["id"],
+                    torch.__version__,
+                    claim["verdict"],
+                    verdict or "an error",
+                    claim["page"],
                     "" if verdict else ": " + evidence.strip().splitlines()[-1],
                     location=f"{ledger_path}:{line}",
                 )
@@ -151,8 +161,9 @@ class ClaimsLedger(SphinxDirective):
         return out
 
     def _claim(self, claim, verdict, evidence, labels):
-        box = nodes.container(classes=["claim", "verdict-" + claim["verdict"].replace(" ", "-")],
-                              ids=["claim-" + claim["id"]])
+        box = nodes.container(
+            classes=["claim", "verdict-" + claim["verdict"].replace(" ", "-")], ids=["claim-" + claim["id"]]
+        )
         text = nodes.paragraph(claim["claim"], claim["claim"], classes=["claim-text"])
         self.set_source_info(text)  # translatable: the Korean is in claims.po
         box += text
@@ -161,15 +172,22 @@ class ClaimsLedger(SphinxDirective):
         meta += nodes.Text(" · " + _("Source:") + " " + labels[claim["article"]] + ", ")
         meta += nodes.inline(claim["section"], claim["section"], classes=["claim-section"])
         meta += nodes.Text(" · " + _("Covered in:") + " ")
-        meta += nodes.reference("", "", nodes.inline(claim["page"], claim["page"]),
-                                internal=True, refuri="", classes=["claim-page"],
-                                reftarget=claim["page"])
+        meta += nodes.reference(
+            "",
+            "",
+            nodes.inline(claim["page"], claim["page"]),
+            internal=True,
+            refuri="",
+            classes=["claim-page"],
+            reftarget=claim["page"],
+        )
         meta += nodes.Text(" · ")
         meta += nodes.literal(claim["id"], claim["id"])
         box += meta
         classes = ["claim-evidence", "output"] + (["measured"] if claim.get("measured") else [])
-        block = nodes.literal_block(evidence, evidence.rstrip() or "(no output)",
-                                    classes=classes, language="none")
+        block = nodes.literal_block(
+            evidence, evidence.rstrip() or "(no output)", classes=classes, language="none"
+        )
         box += block
         return box
 

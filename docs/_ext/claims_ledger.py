@@ -76,7 +76,7 @@ def control_code(claim):
             raise LedgerError(f"claim {claim['id']}: control text {old!r} occurs {code.count(old)} times")
         start = code.index(old)
         end = code.find("\n", start + len(old))
-        lines = code[code.rfind("\n", 0, start) + 1:None if end == -1 else end]
+        lines = code[code.rfind("\n", 0, start) + 1 : None if end == -1 else end]
         if "verdict" in lines or "verdict" in new:
             raise LedgerError(f"claim {claim['id']}: a control may change the case, not the verdict")
         code = code.replace(old, new)
@@ -118,15 +118,16 @@ def control_problem(claim):
     if observed == claim["control_verdict"]:
         return None
     last = evidence.strip().splitlines()[-1] if evidence.strip() else "(no output)"
-    return (f"claim {claim['id']}: its control gave {observed or 'an error'!r}, not "
-            f"{claim['control_verdict']!r}: the check does not discriminate ({last})")
+    return (
+        f"claim {claim['id']}: its control gave {observed or 'an error'!r}, not "
+        f"{claim['control_verdict']!r}: the check does not discriminate ({last})"
+    )
 
 
 def main(argv=None):
     """Run the ledger as the build does (claims_runner: own process, time limits)."""
-    import torch
-
     import claims_runner
+    import torch
 
     argv = sys.argv[1:] if argv is None else argv
     ledger = Path(argv[0]) if argv else LEDGER

@@ -43,7 +43,9 @@ def run_all(ledger, timeout, claims=None):
             try:
                 proc = subprocess.run(
                     [sys.executable, __file__, str(ledger), str(out), str(timeout), *pending],
-                    capture_output=True, text=True, timeout=deadline,
+                    capture_output=True,
+                    text=True,
+                    timeout=deadline,
                 )
                 code, output = proc.returncode, proc.stdout + proc.stderr
             except subprocess.TimeoutExpired as err:
@@ -58,12 +60,16 @@ def run_all(ledger, timeout, claims=None):
                     started = None
             if started is not None:  # the process died inside this claim
                 tail = "\n".join(output.strip().splitlines()[-15:])
-                results[started] = (None, f"claim {started}: its process ended ({_exit_text(code)}) "
-                                          f"while the claim ran\n{tail}")
+                results[started] = (
+                    None,
+                    f"claim {started}: its process ended ({_exit_text(code)}) while the claim ran\n{tail}",
+                )
             elif code != 0:
                 missing = [i for i in pending if i not in results]
-                raise RuntimeError(f"the claims process failed ({_exit_text(code)}) before claim "
-                                   f"{missing[0] if missing else '?'}:\n{output}")
+                raise RuntimeError(
+                    f"the claims process failed ({_exit_text(code)}) before claim "
+                    f"{missing[0] if missing else '?'}:\n{output}"
+                )
             pending = [i for i in pending if i not in results]
     return results
 
@@ -90,16 +96,20 @@ def _child(ledger, out, timeout, ids):
             changed = torch_state.check_and_restore(baseline)
             if changed:
                 verdict = None
-                evidence += (f"claim {claim['id']} changed torch's global settings "
-                             f"({'; '.join(changed)}); it must leave them as it found them\n")
+                evidence += (
+                    f"claim {claim['id']} changed torch's global settings "
+                    f"({'; '.join(changed)}); it must leave them as it found them\n"
+                )
             results.write(json.dumps({"id": claim["id"], "verdict": verdict, "evidence": evidence}) + "\n")
             results.flush()
 
 
 def _run_one(claims_ledger, claim, limit):
     def on_timeout(signum, frame):
-        raise TimeoutError(f"claim {claim['id']} still running after {limit:g} s "
-                           "(its timeout, or claims_timeout in conf.py); stopped")
+        raise TimeoutError(
+            f"claim {claim['id']} still running after {limit:g} s "
+            "(its timeout, or claims_timeout in conf.py); stopped"
+        )
 
     signal.signal(signal.SIGALRM, on_timeout)
     signal.setitimer(signal.ITIMER_REAL, limit)

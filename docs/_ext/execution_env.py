@@ -18,9 +18,8 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from sphinx.util import logging
-
 import upstream
+from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 DISTRIBUTIONS = ("torch", "numpy")  # what the recipes and notebooks import
@@ -66,9 +65,11 @@ def _rerun_recipes_made_elsewhere(app):
         return
     stale = upstream.gallery_md5_files(gallery)
     if old is not None and stale:
-        logger.info("execution environment changed (%s): running %d recipes again",
-                    ", ".join(f"{k} {v}" for k, v in environment().items() if k in DISTRIBUTIONS),
-                    len(stale))
+        logger.info(
+            "execution environment changed (%s): running %d recipes again",
+            ", ".join(f"{k} {v}" for k, v in environment().items() if k in DISTRIBUTIONS),
+            len(stale),
+        )
     for md5 in stale:
         md5.unlink()
     gallery.mkdir(parents=True, exist_ok=True)
@@ -85,8 +86,11 @@ def _failed_notebooks_again(app, env, added, changed, removed):
     would otherwise keep the failed page and a second build would pass."""
     from myst_nb.sphinx_ import NbMetadataCollector  # myst-nb's record of each execution
 
-    return [name for name in env.all_docs
-            if (NbMetadataCollector.get_exec_data(env, name) or {}).get("succeeded") is False]
+    return [
+        name
+        for name in env.all_docs
+        if (NbMetadataCollector.get_exec_data(env, name) or {}).get("succeeded") is False
+    ]
 
 
 def setup(app):

@@ -150,8 +150,15 @@ def _row(*cells):
 
 
 def _table(app, docname, records):
-    headers = [_("Page"), _("Kind"), _("Status"), _("Expected errors shown"),
-               _("Run time"), _("torch"), _("Device")]
+    headers = [
+        _("Page"),
+        _("Kind"),
+        _("Status"),
+        _("Expected errors shown"),
+        _("Run time"),
+        _("torch"),
+        _("Device"),
+    ]
     table = nodes.table(classes=["execution-report"])
     group = nodes.tgroup(cols=len(headers))
     table += group
@@ -165,31 +172,44 @@ def _table(app, docname, records):
     kinds = {"recipe": _("recipe"), "notebook": _("notebook")}
     for name, record in sorted(records.items(), key=lambda item: (item[1]["kind"], item[0])):
         xref = addnodes.pending_xref(
-            "", nodes.inline(name, name), refdomain="std", reftype="doc",
-            reftarget="/" + name, refexplicit=False, refwarn=True, refdoc=docname,
+            "",
+            nodes.inline(name, name),
+            refdomain="std",
+            reftype="doc",
+            reftarget="/" + name,
+            refexplicit=False,
+            refwarn=True,
+            refdoc=docname,
         )
         body += _row(
-            xref, nodes.Text(kinds[record["kind"]]), nodes.Text(_("ok")),
+            xref,
+            nodes.Text(kinds[record["kind"]]),
+            nodes.Text(_("ok")),
             nodes.Text(str(record["expected_errors"])),
             measured(seconds_text(record["seconds"])),
-            nodes.Text(version("torch")), nodes.Text(record["device"]),
+            nodes.Text(version("torch")),
+            nodes.Text(record["device"]),
         )
     total = sum(r["seconds"] for r in records.values())
-    body += _row(nodes.strong("", _("Total")), nodes.Text(""), nodes.Text(""), nodes.Text(""),
-                 measured(seconds_text(total)), nodes.Text(""), nodes.Text(""))
+    body += _row(
+        nodes.strong("", _("Total")),
+        nodes.Text(""),
+        nodes.Text(""),
+        nodes.Text(""),
+        measured(seconds_text(total)),
+        nodes.Text(""),
+        nodes.Text(""),
+    )
     return table
 
 
 def fill_report(app, doctree, docname):
     for node in list(doctree.findall(execution_report)):
         records = app.env.execution_records
-        recipes = sorted(
-            p.stem for p in (Path(app.srcdir) / gallery_dir(app.config)).glob("plot_*.py")
-        )
+        recipes = sorted(p.stem for p in (Path(app.srcdir) / gallery_dir(app.config)).glob("plot_*.py"))
         missing = [r for r in recipes if f"{gallery_dir(app.config)}/{r}" not in records]
         if missing and app.config.sphinx_gallery_conf.get("plot_gallery"):
-            logger.warning("no recorded run for: %s (did it fail?)", ", ".join(missing),
-                           location=node)
+            logger.warning("no recorded run for: %s (did it fail?)", ", ".join(missing), location=node)
         table = _table(app, docname, records)
         node.replace_self(table)
         # the references were added after resolution: resolve them now

@@ -52,13 +52,15 @@ var splitQuery = (query) =>
 def _js_stemmer():
     """Sphinx's minified English stemmer, the particle list, then our ``Stemmer``."""
     minified = Path(package_dir, "search", "minified-js")
-    return "\n".join((
-        (minified / "base-stemmer.js").read_text(encoding="utf-8"),
-        (minified / "english-stemmer.js").read_text(encoding="utf-8"),
-        f"var KOREAN_PARTICLES = {json.dumps(PARTICLES, ensure_ascii=False)};",
-        f"var KOREAN_MIN_STEM = {MIN_STEM};",
-        Path(__file__).with_name("korean_stemmer.js").read_text(encoding="utf-8"),
-    ))
+    return "\n".join(
+        (
+            (minified / "base-stemmer.js").read_text(encoding="utf-8"),
+            (minified / "english-stemmer.js").read_text(encoding="utf-8"),
+            f"var KOREAN_PARTICLES = {json.dumps(PARTICLES, ensure_ascii=False)};",
+            f"var KOREAN_MIN_STEM = {MIN_STEM};",
+            Path(__file__).with_name("korean_stemmer.js").read_text(encoding="utf-8"),
+        )
+    )
 
 
 def strip_particle(word):

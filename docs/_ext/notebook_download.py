@@ -84,7 +84,13 @@ def add_download_link(app, doctree):
     # relative to the page's folder (a target starting with "/" is read from the source folder)
     reftarget = os.path.relpath(target.resolve(), env.doc2path(docname).parent)
     link = addnodes.download_reference(
-        "", "", reftarget=reftarget, refdoc=docname, refexplicit=True, refdomain="", reftype="download",
+        "",
+        "",
+        reftarget=reftarget,
+        refdoc=docname,
+        refexplicit=True,
+        refdomain="",
+        reftype="download",
     )
     link += nodes.literal(filename, filename)
     para = nodes.paragraph(classes=["notebook-download"], translatable=False)

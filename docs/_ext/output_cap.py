@@ -56,9 +56,9 @@ def _recipe_source(config, srcdir, docname):
     examples, galleries = conf["examples_dirs"], conf["gallery_dirs"]
     if isinstance(examples, str):
         examples, galleries = [examples], [galleries]
-    for examples_dir, gallery_dir in zip(examples, galleries):
+    for examples_dir, gallery_dir in zip(examples, galleries, strict=True):
         if docname.startswith(gallery_dir + "/"):
-            return Path(srcdir, examples_dir, docname[len(gallery_dir) + 1:] + ".py").resolve()
+            return Path(srcdir, examples_dir, docname[len(gallery_dir) + 1 :] + ".py").resolve()
     return None
 
 
@@ -91,15 +91,21 @@ def notebook_outputs(app, doctree, docname):
 def cap_outputs(app, doctree):
     limit = app.config.max_output_bytes
     docname = app.env.docname
-    for location, what, outputs in [*recipe_outputs(app, doctree, docname),
-                                    *notebook_outputs(app, doctree, docname)]:
+    for location, what, outputs in [
+        *recipe_outputs(app, doctree, docname),
+        *notebook_outputs(app, doctree, docname),
+    ]:
         total = sum(_size(node) for node in outputs)
         if total <= limit:
             continue
         app.env.output_cap_cut.add(docname)
-        logger.warning("%s printed %s bytes, more than max_output_bytes (%s, conf.py): "
-                       "its output is cut on the page", what, f"{total:,}", f"{limit:,}",
-                       location=location)
+        logger.warning(
+            "%s printed %s bytes, more than max_output_bytes (%s, conf.py): its output is cut on the page",
+            what,
+            f"{total:,}",
+            f"{limit:,}",
+            location=location,
+        )
         note = f"\n... [cut: {total:,} bytes printed, max_output_bytes is {limit:,}]\n"
         budget = limit
         for node in outputs:

@@ -22,10 +22,9 @@ import threading
 import time
 from pathlib import Path
 
-from sphinx.util import logging
-
 import breadcrumb
 import upstream
+from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 WATCHDOG_GRACE = 10  # seconds after recipe_timeout before the process is ended
@@ -78,17 +77,27 @@ def _after(gallery_conf, fname):
 
     signal.alarm(0)
     faulthandler.cancel_dump_traceback_later()
-    problems = [f"it changed torch's global settings ({'; '.join(changed)}); they were put back"
-                for changed in [torch_state.check_and_restore(_run["state"])] if changed]
+    problems = [
+        f"it changed torch's global settings ({'; '.join(changed)}); they were put back"
+        for changed in [torch_state.check_and_restore(_run["state"])]
+        if changed
+    ]
     threads = _threads_left(_run["threads"])
     if threads:
-        problems.append(f"it left {len(threads)} thread(s) running ({', '.join(threads)}): "
-                        "join them before the recipe ends")
+        problems.append(
+            f"it left {len(threads)} thread(s) running ({', '.join(threads)}): "
+            "join them before the recipe ends"
+        )
     path = _recipe_path(gallery_conf, fname)
     for problem in problems:
         # the path goes in the message: Sphinx would read a location without a line as a docname
-        logger.warning("%s: a recipe must leave the process as it found it: %s", path, problem,
-                       type="recipe_guard", subtype="leftover")
+        logger.warning(
+            "%s: a recipe must leave the process as it found it: %s",
+            path,
+            problem,
+            type="recipe_guard",
+            subtype="leftover",
+        )
     if problems:
         upstream.gallery_md5_file(gallery_conf, fname).unlink(missing_ok=True)
     breadcrumb.leave()

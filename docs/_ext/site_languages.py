@@ -17,8 +17,9 @@ OG_LOCALES = {"en": "en_US", "ko": "ko_KR"}
 
 def _set_baseurl(app, config):
     if config.language not in config.site_languages:
-        logger.warning("language %r is not in site_languages %s",
-                       config.language, list(config.site_languages))
+        logger.warning(
+            "language %r is not in site_languages %s", config.language, list(config.site_languages)
+        )
     if config.site_url:
         config.html_baseurl = f"{config.site_url.rstrip('/')}/{config.language}/"
 
@@ -30,10 +31,14 @@ def _page_context(app, pagename, templatename, context, doctree):
     to_root = "../" * (depth + 1)  # from this page to build/html/
     links = []
     for code, name in config.site_languages.items():
-        links.append({
-            "code": code, "name": name, "current": code == config.language,
-            "url": f"{to_root}{code}/{pagename}{suffix}",
-        })
+        links.append(
+            {
+                "code": code,
+                "name": name,
+                "current": code == config.language,
+                "url": f"{to_root}{code}/{pagename}{suffix}",
+            }
+        )
     context["language_links"] = links
     if config.site_url:
         base = config.site_url.rstrip("/")
@@ -41,19 +46,22 @@ def _page_context(app, pagename, templatename, context, doctree):
             f'<link rel="alternate" hreflang="{code}" href="{base}/{code}/{pagename}{suffix}" />\n'
             for code in config.site_languages
         )
-        alternates += (f'<link rel="alternate" hreflang="x-default" '
-                       f'href="{base}/en/{pagename}{suffix}" />\n')
+        alternates += f'<link rel="alternate" hreflang="x-default" href="{base}/en/{pagename}{suffix}" />\n'
         url = f"{base}/{config.language}/{pagename}{suffix}"
         title = context.get("title") or config.project
         og = {
             "og:title": f"{title} - {config.project}" if pagename != config.root_doc else config.project,
             "og:type": "website" if pagename == config.root_doc else "article",
-            "og:url": url, "og:site_name": config.project,
+            "og:url": url,
+            "og:site_name": config.project,
             "og:locale": OG_LOCALES.get(config.language, config.language),
         }
         tags = "".join(f'<meta property="{k}" content="{escape(v, quote=True)}" />\n' for k, v in og.items())
-        tags += "".join(f'<meta property="og:locale:alternate" content="{OG_LOCALES.get(code, code)}" />\n'
-                        for code in config.site_languages if code != config.language)
+        tags += "".join(
+            f'<meta property="og:locale:alternate" content="{OG_LOCALES.get(code, code)}" />\n'
+            for code in config.site_languages
+            if code != config.language
+        )
         context["metatags"] = context.get("metatags", "") + alternates + tags
 
 

@@ -11,7 +11,8 @@ def add_caption_level(app, pagename, templatename, context, doctree):
     tree = context.get("furo_navigation_tree")
     if tree:
         context["furo_navigation_tree"] = tree.replace(
-            'class="caption" role="heading"', 'class="caption" role="heading" aria-level="2"')
+            'class="caption" role="heading"', 'class="caption" role="heading" aria-level="2"'
+        )
 
 
 def setup(app):

@@ -20,8 +20,10 @@ def snapshot():
         "grad mode": torch.is_grad_enabled(),
         "inference mode": torch.is_inference_mode_enabled(),
         "anomaly detection": (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()),
-        "deterministic algorithms": (torch.are_deterministic_algorithms_enabled(),
-                                     torch.is_deterministic_algorithms_warn_only_enabled()),
+        "deterministic algorithms": (
+            torch.are_deterministic_algorithms_enabled(),
+            torch.is_deterministic_algorithms_warn_only_enabled(),
+        ),
         "CPU threads": torch.get_num_threads(),
         "float32 matmul precision": torch.get_float32_matmul_precision(),
         "print options": dict(vars(PRINT_OPTS)),
@@ -38,7 +40,9 @@ _SETTERS = {
     "default device": torch.set_default_device,
     "grad mode": torch.set_grad_enabled,
     "anomaly detection": lambda value: torch.autograd.set_detect_anomaly(*value),
-    "deterministic algorithms": lambda value: torch.use_deterministic_algorithms(value[0], warn_only=value[1]),
+    "deterministic algorithms": lambda value: torch.use_deterministic_algorithms(
+        value[0], warn_only=value[1]
+    ),
     "CPU threads": torch.set_num_threads,
     "float32 matmul precision": torch.set_float32_matmul_precision,
     "print options": lambda value: torch.set_printoptions(**value),

@@ -62,8 +62,12 @@ class DroppedTranslations(SphinxTransform):
             logger.warning(
                 "translation dropped (Sphinx reads the msgstr as other markup than the msgid, "
                 "e.g. a leading '- ' makes a list; %s:%s shows English): %r",
-                source, line, msgid[:70],
-                location=f"{po_path}:{entry.linenum}", type="i18n", subtype="dropped",
+                source,
+                line,
+                msgid[:70],
+                location=f"{po_path}:{entry.linenum}",
+                type="i18n",
+                subtype="dropped",
             )
             dropped(self.env).add(docname)
 
