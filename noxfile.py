@@ -1,4 +1,7 @@
-"""Contributor tasks: ``nox -s docs``, ``tests``, ``i18n``, ``claims``, ``bench``, ``serve``."""
+"""Contributor tasks: ``nox -s docs``, ``tests``, ``lint``, ``i18n``, ``claims``, ``bench``, ``serve``."""
+
+import runpy
+import shutil
 
 import nox
 
@@ -8,6 +11,11 @@ nox.options.sessions = ["docs"]
 
 def install(session):
     session.install("-r", "requirements.txt")
+
+
+def translations():
+    """The languages other than the source, from conf.py's site_languages (source first)."""
+    return list(runpy.run_path("conf.py")["site_languages"])[1:]
 
 
 @nox.session
@@ -22,18 +30,38 @@ def docs(session):
 
 @nox.session
 def tests(session):
-    """Doctests, recipe checks, and full builds of fresh copies of the site."""
+    """Doctests, recipe checks, one shared build of the site, fault builds; the 15 slowest tests."""
     install(session)
-    session.run("pytest", *session.posargs)
+    session.run("pytest", "--durations=15", *session.posargs)
+
+
+@nox.session
+def lint(session):
+    """ruff (check and format) for Python, sphinx-lint for the sources, zizmor for the workflows."""
+    session.install("ruff==0.17.5", "sphinx-lint==1.0.2", "zizmor==1.32.0")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+    session.run("sphinx-lint", "docs", "recipes", "README.md")
+    session.run("zizmor", "--offline", ".github/workflows")
 
 
 @nox.session
 def i18n(session):
-    """Refresh the Korean catalogs from the English source, then list what needs translating."""
+    """Refresh every translation's catalogs from the English source, then list what needs translating."""
     install(session)
+    shutil.rmtree("build/gettext", ignore_errors=True)  # no orphan templates from removed pages
     session.run("python", "docs/build.py", "--gettext")
-    session.run("sphinx-intl", "update", "-p", "build/gettext", "-l", "ko", "-d", "locales")
-    session.run("python", "docs/check_catalogs.py", "--pot", "build/gettext", success_codes=[0, 1])
+    for lang in translations():
+        session.run("sphinx-intl", "update", "-p", "build/gettext", "-l", lang, "-d", "locales")
+        session.run(
+            "python",
+            "docs/check_catalogs.py",
+            "--pot",
+            "build/gettext",
+            "--locale",
+            f"locales/{lang}/LC_MESSAGES",
+            success_codes=[0, 1],
+        )
 
 
 @nox.session

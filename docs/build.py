@@ -19,6 +19,7 @@ in a checkout at a time (a lock in ``build/``).
 import argparse
 import datetime
 import fcntl
+import json
 import os
 import runpy
 import subprocess
@@ -33,9 +34,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 import breadcrumb  # noqa: E402
 
-LANGUAGES = ("en", "ko")
 FALLBACK_EPOCH = "1795996800"  # 2026-11-30, used outside a git checkout
 BUILD_TIMEOUT = 1800  # seconds for one language, a last resort behind every finer limit
+
+
+def site_config():
+    """conf.py's settings (the one list of languages: ``site_languages``, source first)."""
+    return runpy.run_path(str(ROOT / "conf.py"))
+
+
+LANGUAGES = tuple(site_config()["site_languages"])
 TEXT_SUFFIXES = {".html", ".txt", ".js", ".json", ".xml", ".ipynb", ".py", ".css", ".svg"}
 
 
@@ -151,7 +159,7 @@ def build_html(languages=LANGUAGES, extra=(), timeout=BUILD_TIMEOUT):
     # a message left untranslated or a catalog missing would show English on a Korean page, and a
     # translation with other code, targets, numbers or markup would change it: refuse, before any work
     for lang in languages:
-        problems = [] if lang == "en" else catalog_problems(ROOT / "locales" / lang / "LC_MESSAGES")
+        problems = [] if lang == LANGUAGES[0] else catalog_problems(ROOT / "locales" / lang / "LC_MESSAGES")
         for problem in problems:
             print(f"docs/build.py: {problem}", file=sys.stderr)
         if problems:
@@ -244,15 +252,55 @@ def acquire_lock():
     return lock
 
 
+NOT_FOUND = "Page not found. Go to the home page"  # translated in each language's sphinx.po
+
+
+def _translated(lang, message):
+    import polib
+
+    po_path = ROOT / "locales" / lang / "LC_MESSAGES" / "sphinx.po"
+    entry = polib.pofile(str(po_path)).find(message) if po_path.is_file() else None
+    return entry.msgstr if entry and entry.msgstr else message
+
+
 def write_site_root(html, languages):
-    """The files above the language trees: index.html, 404.html and sitemap.xml."""
-    site_url = runpy.run_path(str(ROOT / "conf.py"))["site_url"].rstrip("/") + "/"
+    """The files above the language trees: index.html, 404.html and sitemap.xml, for every
+    language of conf.py's ``site_languages`` (also when only one was built)."""
+    config = site_config()
+    site_url = config["site_url"].rstrip("/") + "/"
+    names, source, project = config["site_languages"], config["language"], config["project"]
     root = ROOT / "docs" / "_root"
-    (html / "index.html").write_text((root / "index.html").read_text(encoding="utf-8"), encoding="utf-8")
-    # a 404 page is served at any depth: its links start from the site's path
-    page_404 = (root / "404.html").read_text(encoding="utf-8")
-    (html / "404.html").write_text(page_404.replace("{base}", urlsplit(site_url).path), encoding="utf-8")
-    tree = html / languages[0]
+    base = urlsplit(site_url).path  # a 404 page is served at any depth: its links start from here
+    fill = {"source": source, "project": escape(project)}
+    (html / "index.html").write_text(
+        (root / "index.html")
+        .read_text(encoding="utf-8")
+        .format(
+            **fill,
+            languages_js=json.dumps(list(languages)),
+            alternates="\n".join(
+                f'<link rel="alternate" hreflang="{lang}" href="{lang}/index.html">' for lang in languages
+            ),
+            links="\n".join(
+                f'  <li><a href="{lang}/index.html" hreflang="{lang}" lang="{lang}">{escape(names[lang])}</a></li>'
+                for lang in languages
+            ),
+        ),
+        encoding="utf-8",
+    )
+    links = []
+    for lang in languages:
+        text = f"{project} ({names[lang]})"
+        if lang != source:
+            text += f": {_translated(lang, NOT_FOUND)}"
+        links.append(
+            f'  <li lang="{lang}"><a href="{base}{lang}/index.html" hreflang="{lang}">{escape(text)}</a></li>'
+        )
+    (html / "404.html").write_text(
+        (root / "404.html").read_text(encoding="utf-8").format(**fill, links="\n".join(links)),
+        encoding="utf-8",
+    )
+    tree = html / source
     pages = sorted(
         p.relative_to(tree).as_posix()
         for p in tree.rglob("*.html")
@@ -261,8 +309,7 @@ def write_site_root(html, languages):
     )
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
-        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
-        'xmlns:xhtml="http://www.w3.org/1999/xhtml">',
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">',
     ]
     for page in pages:
         for lang in languages:
@@ -279,7 +326,7 @@ def write_site_root(html, languages):
 
 def build_gettext(extra=(), timeout=BUILD_TIMEOUT):
     """Message templates (.pot) of the English source, for ``nox -s i18n``."""
-    return run_child("gettext", "en", ROOT / "build" / "gettext", extra, timeout)
+    return run_child("gettext", LANGUAGES[0], ROOT / "build" / "gettext", extra, timeout)
 
 
 def main(argv=None):

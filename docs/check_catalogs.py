@@ -177,15 +177,30 @@ def catalog_problems(locale_dir, pot_dir=None):
     return problems
 
 
+def translated_locales():
+    """locales/<lang>/LC_MESSAGES of every language but the source, from conf.py's site_languages."""
+    import runpy
+
+    languages = list(runpy.run_path(str(ROOT / "conf.py"))["site_languages"])[1:]
+    return [ROOT / "locales" / lang / "LC_MESSAGES" for lang in languages]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pot", type=Path, help="folder of .pot templates to check drift against")
-    parser.add_argument("--locale", type=Path, default=ROOT / "locales" / "ko" / "LC_MESSAGES")
+    parser.add_argument(
+        "--locale",
+        type=Path,
+        action="append",
+        help="a locales/<lang>/LC_MESSAGES folder (default: every translation's)",
+    )
     args = parser.parse_args(argv)
-    problems = catalog_problems(args.locale, args.pot)
+    problems, total = [], 0
+    for locale in args.locale or translated_locales():
+        problems += catalog_problems(locale, args.pot)
+        total += sum(len(polib.pofile(str(p)).translated_entries()) for p in locale.rglob("*.po"))
     for line in problems:
         print(line)
-    total = sum(len(polib.pofile(str(p)).translated_entries()) for p in args.locale.rglob("*.po"))
     print(f"{total} translated messages, {len(problems)} problems")
     return 1 if problems else 0
 

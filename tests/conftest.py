@@ -2,6 +2,7 @@
 
 import os
 import re
+import runpy
 import shutil
 import subprocess
 import sys
@@ -12,6 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 RECIPES = sorted((ROOT / "recipes").glob("plot_*.py"))
+# conf.py's site_languages: the one list of languages, the source first
+LANGUAGES = tuple(runpy.run_path(str(ROOT / "conf.py"))["site_languages"])
 # Build outputs and caches stay behind: each copy starts cold.
 _NOT_COPIED = shutil.ignore_patterns("build", ".git", ".nox", "__pycache__", ".pytest_cache")
 

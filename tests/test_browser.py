@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 import pytest
-from conftest import ROOT
+from conftest import LANGUAGES, ROOT
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "build" / "test-artifacts"
@@ -78,7 +78,7 @@ def page(browser):
 
 def all_pages(html):
     out = []
-    for lang in ("en", "ko"):
+    for lang in LANGUAGES:
         tree = html / lang
         out += [
             f"{lang}/{p.relative_to(tree).as_posix()}"
@@ -230,7 +230,7 @@ def test_theme_toggle_cycles_themes(site, page):
     assert set(seen) == {"light", "dark", "auto"}, seen
 
 
-@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("lang", LANGUAGES)
 def test_screenshots(site, browser, lang):
     base, html = site
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

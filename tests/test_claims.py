@@ -5,7 +5,7 @@ import re
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import LANGUAGES, ROOT
 
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 import claims_ledger  # noqa: E402
@@ -104,7 +104,7 @@ def test_malformed_ledger_is_reported_with_the_claim(tmp_path):
         claims_ledger.load(bad)
 
 
-@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("lang", LANGUAGES)
 def test_claims_page_shows_every_claim_with_evidence(built_site, lang):
     project, code, output = built_site
     assert code == 0, output
@@ -124,7 +124,7 @@ def test_pages_link_to_the_claims_they_settle(built_site):
     assert 'href="../claims.html#claim-index-add-inplace-raises"' in page
 
 
-@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("claim", [c for c in CLAIMS if c["article"] == "site"], ids=lambda c: c["id"])
 def test_each_site_claim_is_linked_from_its_page(built_site, claim, lang):
     project, code, output = built_site

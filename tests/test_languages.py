@@ -5,7 +5,7 @@ import re
 import sys
 
 import pytest
-from conftest import ROOT, build_site
+from conftest import LANGUAGES, ROOT, build_site
 
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
@@ -40,7 +40,7 @@ def test_every_page_links_to_its_counterpart_and_declares_languages(built_site):
                 page,
                 href,
             )
-            for code in ("en", "ko"):
+            for code in LANGUAGES:
                 assert re.search(
                     rf'<link rel="alternate" hreflang="{code}" href="https://[^"]+/{code}/{re.escape(page)}"',
                     text,

@@ -9,8 +9,10 @@ import pytest
 from conftest import RECIPES, ROOT
 
 
-def test_there_are_seven_recipes():
-    assert len(RECIPES) == 7, [r.name for r in RECIPES]
+def test_recipes_are_numbered_in_order():
+    """The gallery sorts by file name: plot_01_..., plot_02_..., with no gap or repeat."""
+    numbers = [int(r.name.split("_")[1]) for r in RECIPES]
+    assert RECIPES and numbers == list(range(1, len(RECIPES) + 1)), [r.name for r in RECIPES]
 
 
 @pytest.mark.parametrize("recipe", RECIPES, ids=lambda p: p.stem)

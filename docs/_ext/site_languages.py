@@ -12,7 +12,15 @@ from html import escape
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
-OG_LOCALES = {"en": "en_US", "ko": "ko_KR"}
+
+
+def og_locale(code):
+    """OpenGraph's language_TERRITORY for a language code: ko -> ko_KR, en -> en_US."""
+    from babel import Locale  # a Sphinx dependency
+    from babel.core import get_global
+
+    locale = Locale.parse(get_global("likely_subtags").get(code, code))  # ko -> ko_Kore_KR
+    return f"{locale.language}_{locale.territory}" if locale.territory else locale.language
 
 
 def _set_baseurl(app, config):
@@ -46,7 +54,10 @@ def _page_context(app, pagename, templatename, context, doctree):
             f'<link rel="alternate" hreflang="{code}" href="{base}/{code}/{pagename}{suffix}" />\n'
             for code in config.site_languages
         )
-        alternates += f'<link rel="alternate" hreflang="x-default" href="{base}/en/{pagename}{suffix}" />\n'
+        source = next(iter(config.site_languages))  # the first language is the source
+        alternates += (
+            f'<link rel="alternate" hreflang="x-default" href="{base}/{source}/{pagename}{suffix}" />\n'
+        )
         url = f"{base}/{config.language}/{pagename}{suffix}"
         title = context.get("title") or config.project
         og = {
@@ -54,11 +65,11 @@ def _page_context(app, pagename, templatename, context, doctree):
             "og:type": "website" if pagename == config.root_doc else "article",
             "og:url": url,
             "og:site_name": config.project,
-            "og:locale": OG_LOCALES.get(config.language, config.language),
+            "og:locale": og_locale(config.language),
         }
         tags = "".join(f'<meta property="{k}" content="{escape(v, quote=True)}" />\n' for k, v in og.items())
         tags += "".join(
-            f'<meta property="og:locale:alternate" content="{OG_LOCALES.get(code, code)}" />\n'
+            f'<meta property="og:locale:alternate" content="{og_locale(code)}" />\n'
             for code in config.site_languages
             if code != config.language
         )
