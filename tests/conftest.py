@@ -3,6 +3,7 @@
 import os
 import re
 import runpy
+import shlex
 import shutil
 import subprocess
 import sys
@@ -38,25 +39,70 @@ def seeded_copy(dest, built_site):
     return project
 
 
-def build_site(project, *extra, timeout=900, env=None):
-    """Build ``project`` with its own docs/build.py; return (exit code, all output)."""
+def _build_command(project, extra, env, offline=False):
     env = {k: v for k, v in {**os.environ, **(env or {})}.items() if k != "FORCE_COLOR"}
     env.update(PYTHONHASHSEED="0", NO_COLOR="1")  # plain text to assert on
-    result = subprocess.run(
-        [sys.executable, "docs/build.py", "--no-color", *extra],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    command = [sys.executable, "docs/build.py", "--no-color", *extra]
+    if offline:
+        # a new network namespace has only a loopback device, down: bring it up for the notebook kernel
+        command = ["unshare", "--net", "sh", "-c", "ip link set lo up && exec " + shlex.join(command)]
+    return command, env
+
+
+def _finish(result_stdout, result_stderr):
     # the notebook kernel colours its tracebacks whatever NO_COLOR says
-    return result.returncode, ANSI_ESCAPE.sub("", result.stdout + result.stderr)
+    return ANSI_ESCAPE.sub("", result_stdout + result_stderr)
+
+
+def build_site(project, *extra, timeout=900, env=None, offline=False):
+    """Build ``project`` with its own docs/build.py; return (exit code, all output)."""
+    command, env = _build_command(project, extra, env, offline)
+    result = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=timeout)
+    return result.returncode, _finish(result.stdout, result.stderr)
+
+
+def start_build(project, *extra, env=None):
+    """Start a build in the background; ``wait_build`` gives (exit code, all output)."""
+    command, env = _build_command(project, extra, env)
+    return subprocess.Popen(
+        command, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+def wait_build(process, timeout=900):
+    stdout, stderr = process.communicate(timeout=timeout)
+    return process.returncode, _finish(stdout, stderr)
+
+
+EPOCH_2024 = "1704067200"  # 2024-01-01: builds must take their dates from SOURCE_DATE_EPOCH
+CAN_UNSHARE = os.geteuid() == 0 and shutil.which("unshare") is not None
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory):
-    """One fresh, cold, full build of a copy of the project, shared by the site tests."""
+def second_cold_build(request, tmp_path_factory):
+    """A second cold build of another copy, for the determinism test. When that test is
+    collected, it starts beside the shared build (two cores: about the time of one)."""
+    holder = request.config.stash.setdefault(_SECOND, {})
+    if "process" not in holder:
+        holder["project"] = copy_project(tmp_path_factory.mktemp("second") / "project")
+        holder["process"] = start_build(holder["project"], env={"SOURCE_DATE_EPOCH": EPOCH_2024})
+    code, output = wait_build(holder["process"])
+    return holder["project"], code, output
+
+
+@pytest.fixture(scope="session")
+def built_site(request, tmp_path_factory):
+    """The shared build: one fresh, cold, full build of a copy of the project, with
+    SOURCE_DATE_EPOCH fixed (the first of the determinism test's two builds) and, where
+    this machine allows (root and unshare), without network (the offline test). Tests
+    only read it; tests that change something work on a seeded copy."""
+    if any("second_cold_build" in item.fixturenames for item in request.session.items):
+        holder = request.config.stash.setdefault(_SECOND, {})
+        holder["project"] = copy_project(tmp_path_factory.mktemp("second") / "project")
+        holder["process"] = start_build(holder["project"], env={"SOURCE_DATE_EPOCH": EPOCH_2024})
     project = copy_project(tmp_path_factory.mktemp("site") / "project")
-    code, output = build_site(project)
+    code, output = build_site(project, env={"SOURCE_DATE_EPOCH": EPOCH_2024}, offline=CAN_UNSHARE)
     return project, code, output
+
+
+_SECOND = pytest.StashKey()

@@ -133,6 +133,22 @@ time.sleep(600)
 """
 
 
+KEPT_CLAIMS = (
+    "leaf-inplace-raises",
+    "underscore-ops-are-in-place",
+    "inplace-reuses-memory",
+    "index-add-inplace-raises",
+)
+
+
+def kept_claims(ledger_text, ids):
+    """The ledger's header and only the claims named."""
+    header, *blocks = ledger_text.split("[[claim]]")
+    kept = [b for b in blocks if any(f'id = "{i}"' in b for i in ids)]
+    assert len(kept) == len(ids)
+    return header + "".join("[[claim]]" + b for b in kept)
+
+
 @pytest.fixture(scope="module")
 def fault_build(tmp_path_factory):
     project = copy_project(tmp_path_factory.mktemp("faults") / "path with space" / "project")
@@ -181,15 +197,17 @@ def fault_build(tmp_path_factory):
     plant(recipes / "plot_07_detach_statistics.py", "total = torch.zeros(1)\n", "total = torch.zeros(1\n")
     # claims: a flipped verdict, and code that loops, exits, kills its process, changes torch
     ledger = docs / "claims.toml"
-    text = ledger.read_text()
+    text = kept_claims(ledger.read_text(), KEPT_CLAIMS)  # the others cost time and prove nothing here
     start = text.index('id = "index-add-inplace-raises"')
     text = text[:start] + text[start:].replace('verdict = "does not hold"', 'verdict = "holds"', 1)
     ledger.write_text(text + PLANTED_CLAIMS)
     # notebooks: a cell that stops raising, an unexpected error, a cell that hangs
-    plant(
+    plant(  # early in the guide, so that the rest of it does not run
         docs / "no_grad_guide.md",
-        'with expect_error(RuntimeError, "Inplace update to inference tensor outside InferenceMode"):\n    frozen.add_(1)',
-        'with expect_error(RuntimeError, "Inplace update to inference tensor outside InferenceMode"):\n    frozen.clone().add_(1)',
+        'with expect_error(RuntimeError, "does not require grad and does not have a grad_fn"):\n'
+        "    predict(x).sum().backward()",
+        'with expect_error(RuntimeError, "does not require grad and does not have a grad_fn"):\n'
+        "    predict(x).sum()",
     )
     plant(
         docs / "inplace_overview.md",
