@@ -67,9 +67,9 @@ def _used_pages(ledger):
     return sorted({ref.split("#")[0] for claim in claims for ref in claim.get("uses", [])})
 
 
-def cache_file(app):
-    """Under build/, whatever the builder (html, gettext) and output folder."""
-    return Path(app.confdir) / "build" / "claims" / f"results-{_key(app.config)}.json"
+def cache_file(config, srcdir):
+    """Under the project's build/ (beside docs/), whatever the builder and output folder."""
+    return Path(srcdir).parent / "build" / "claims" / f"results-{_key(config)}.json"
 
 
 def read_cache(path):
@@ -89,15 +89,15 @@ def write_cache(path, observed):
     os.replace(tmp, path)
 
 
-def results(app):
+def results(config, srcdir):
     """{claim id: (observed verdict, evidence)}, run once per _key in a clean process.
 
     Results with an error are not cached: the next build runs the ledger again."""
-    cache = cache_file(app)
+    cache = cache_file(config, srcdir)
     cached = read_cache(cache)
     if cached is not None:
         return cached
-    observed = claims_runner.run_all(app.config.claims_ledger, app.config.claims_timeout)
+    observed = claims_runner.run_all(config.claims_ledger, config.claims_timeout)
     if all(verdict is not None for verdict, _ in observed.values()):
         write_cache(cache, observed)
     return observed
@@ -124,7 +124,7 @@ class ClaimsLedger(SphinxDirective):
         except claims_ledger.LedgerError as err:
             logger.warning("%s", err, location=self.get_location())
             return []
-        observed = results(self.env.app)
+        observed = results(self.config, self.env.srcdir)
         if "articles" in self.options:
             claims = [c for c in claims if c["article"] in self.options["articles"].split()]
         ledger_text = ledger_path.read_text(encoding="utf-8")

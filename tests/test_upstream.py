@@ -1,0 +1,55 @@
+"""Each assumption of docs/_ext/upstream.py, checked against the installed packages.
+
+When one of these fails after an upgrade, the message names the assumption; fix
+upstream.py (and only it) to the package's new behaviour.
+"""
+
+import json
+import sys
+
+from conftest import RECIPES, ROOT
+
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+import upstream  # noqa: E402
+
+
+def test_sphinx_gallery_keeps_an_md5_file_per_run_example(built_site):
+    gallery = built_site[0] / "docs" / "recipes"
+    assert [p.name for p in upstream.gallery_md5_files(gallery)] == [f"{r.name}.md5" for r in RECIPES], (
+        "sphinx-gallery no longer writes <gallery>/<name>.py.md5"
+    )
+    conf = {"gallery_dirs": "recipes", "src_dir": str(built_site[0] / "docs")}
+    assert upstream.gallery_md5_file(conf, RECIPES[0].name).is_file()
+
+
+def test_sphinx_gallery_caches_each_examples_run_time(built_site):
+    for recipe in RECIPES:
+        cost = upstream.gallery_cost_file(built_site[0] / "docs", f"recipes/{recipe.stem}")
+        assert cost.is_file(), "sphinx-gallery no longer writes <gallery>/<name>.cost.json"
+        assert json.loads(cost.read_text())["time"] > 0, "the cost file has no 'time'"
+
+
+def test_sphinx_gallery_marks_outputs_footer_and_source_lines(built_site):
+    project = built_site[0]
+    page = (project / "build/html/en/recipes/plot_02_residual_add.html").read_text(encoding="utf-8")
+    assert upstream.GALLERY_OUTPUT_CLASS in page, "output blocks have another class"
+    assert upstream.GALLERY_FOOTER_CLASS in page, "the download footer has another class"
+    rst = (project / "docs/recipes/plot_02_residual_add.rst").read_text(encoding="utf-8")
+    assert upstream.GALLERY_SOURCE_LINES.search(rst), "no 'GENERATED FROM PYTHON SOURCE LINES' comments"
+
+
+def test_myst_nb_records_execution_and_reads_notebooks(built_site):
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    assert callable(getattr(NbMetadataCollector, "get_exec_data", None)), (
+        "no NbMetadataCollector.get_exec_data"
+    )
+    text = (ROOT / "docs/no_grad_guide.md").read_text(encoding="utf-8")
+    assert upstream.is_notebook_text(text)
+    assert not upstream.is_notebook_text("# A plain page\n")
+
+
+def test_myst_nb_writes_executed_notebooks_beside_the_output_folder(built_site):
+    assert (built_site[0] / "build" / "html" / upstream.MYST_NB_OUTPUT_FOLDER).is_dir(), (
+        "myst-nb no longer writes <outdir>/../jupyter_execute"
+    )
