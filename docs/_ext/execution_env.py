@@ -84,12 +84,10 @@ def config_gallery_dir(app):
 def _failed_notebooks_again(app, env, added, changed, removed):
     """A notebook that failed is read (run) again: its source has not changed, so Sphinx
     would otherwise keep the failed page and a second build would pass."""
-    from myst_nb.sphinx_ import NbMetadataCollector  # myst-nb's record of each execution
-
     return [
         name
         for name in env.all_docs
-        if (NbMetadataCollector.get_exec_data(env, name) or {}).get("succeeded") is False
+        if (upstream.notebook_exec_data(env, name) or {}).get("succeeded") is False
     ]
 
 

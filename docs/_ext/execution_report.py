@@ -16,6 +16,7 @@ import re
 from importlib.metadata import version
 from pathlib import Path
 
+import upstream
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/sphinx.po
@@ -47,7 +48,7 @@ def measured(text):
 def _outputs(doctree):
     for block in doctree.findall(nodes.literal_block):
         classes = block["classes"]
-        if "sphx-glr-script-out" in classes or "output" in classes:
+        if upstream.GALLERY_OUTPUT_CLASS in classes or "output" in classes:
             yield block.astext()
 
 
@@ -55,7 +56,7 @@ def _recipe_seconds(app, docname):
     prefix = gallery_dir(app.config) + "/"
     if not docname.startswith(prefix):
         return None
-    cost_file = Path(app.srcdir) / f"{docname}.cost.json"
+    cost_file = upstream.gallery_cost_file(app.srcdir, docname)
     if not cost_file.is_file():
         return None
     app.env.note_dependency(str(cost_file))
@@ -63,9 +64,7 @@ def _recipe_seconds(app, docname):
 
 
 def _notebook_seconds(app, docname):
-    from myst_nb.sphinx_ import NbMetadataCollector
-
-    data = NbMetadataCollector.get_exec_data(app.env, docname)
+    data = upstream.notebook_exec_data(app.env, docname)
     if not data or data.get("runtime") is None:
         return None
     return float(data["runtime"])
@@ -81,7 +80,7 @@ def _runtime_paragraph(seconds):
 
 def _insert_before_gallery_footer(doctree, para):
     footer = next(
-        (n for n in doctree.findall(nodes.container) if "sphx-glr-footer" in n["classes"]),
+        (n for n in doctree.findall(nodes.container) if upstream.GALLERY_FOOTER_CLASS in n["classes"]),
         None,
     )
     if footer is None:

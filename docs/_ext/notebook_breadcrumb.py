@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 
 import breadcrumb
+import upstream
 
 ROOT = Path(__file__).resolve().parents[2]
 _reading = {}  # Sphinx side: the notebook page being read, if any
@@ -45,10 +46,8 @@ def follow_cells(shell, file):
 
 
 def _is_notebook(app, docname, text):
-    from myst_nb.core.read import is_myst_markdown_notebook
-
     path = app.env.doc2path(docname)
-    return path.suffix == ".ipynb" or (path.suffix == ".md" and is_myst_markdown_notebook(text))
+    return path.suffix == ".ipynb" or (path.suffix == ".md" and upstream.is_notebook_text(text))
 
 
 def notebook_starts(app, docname, source):

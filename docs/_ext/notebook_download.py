@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 import nbformat
+import upstream
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/sphinx.po
@@ -31,24 +32,20 @@ logger = logging.getLogger(__name__)
 
 def executed_notebook(env, docname):
     """The notebook myst-nb reads from ``docname``, with its cached outputs; None if none."""
-    from jupyter_cache import get_cache
-    from myst_nb.core.read import create_nb_reader
-
     config = env.mystnb_config  # myst-nb's resolved settings, as its parser uses them
     if config.execution_mode != "cache":
         return None
     path = env.doc2path(docname)
     text = path.read_text(encoding="utf-8")
-    notebook = create_nb_reader(str(path), env.myst_config, config, text).read(text)
+    notebook = upstream.read_notebook(path, env, text)
     # the kernel name is part of the cache key: alias it as myst-nb does before matching
     kernelspec = notebook.metadata.get("kernelspec", {})
     for pattern, alias in config.kernel_rgx_aliases.items():
         if kernelspec.get("name") is not None and re.fullmatch(pattern, kernelspec["name"]):
             kernelspec["name"] = alias
             break
-    try:
-        _, merged = get_cache(config.execution_cache_path).merge_match_into_notebook(notebook)
-    except KeyError:  # no executed copy matches this source
+    merged = upstream.cached_outputs(config.execution_cache_path, notebook)
+    if merged is None:
         return None
     merged.metadata.pop("source_map", None)  # line numbers in the .md: no use to a reader
     for index, cell in enumerate(merged.cells):  # the reader draws random ids: the file

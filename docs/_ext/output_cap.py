@@ -16,14 +16,14 @@ in time quadratic in the length of a line (myst_nb/core/utils.py, ``\r``
 handling): a cell printing a single line of megabytes stalls the build there.
 """
 
-import re
 from pathlib import Path
 
+import upstream
 from docutils import nodes
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
-SOURCE_LINES = re.compile(r"GENERATED FROM PYTHON SOURCE LINES (\d+)-\d+")
+SOURCE_LINES = upstream.GALLERY_SOURCE_LINES
 
 
 def _nb_element(node, name):
@@ -72,7 +72,7 @@ def recipe_outputs(app, doctree, docname):
         match = SOURCE_LINES.fullmatch(node.astext()) if isinstance(node, nodes.comment) else None
         if match:
             line = match.group(1)
-        elif isinstance(node, nodes.literal_block) and "sphx-glr-script-out" in node["classes"]:
+        elif isinstance(node, nodes.literal_block) and upstream.GALLERY_OUTPUT_CLASS in node["classes"]:
             yield (f"{source}:{line}" if line else docname), "this code block", [node]
 
 
