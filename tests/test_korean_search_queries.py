@@ -11,7 +11,10 @@ the misses for any built site:
 """
 
 import csv
+import functools
+import http.server
 import sys
+import threading
 from pathlib import Path
 from urllib.parse import quote
 
@@ -41,9 +44,19 @@ def top_pages(page, search_url, query, count=5):
     return [link.split("#")[0].removeprefix(root).removesuffix(".html") for link in links[:count]]
 
 
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
 def score(html, browser):
-    """(share of queries with an expected page in the top 5, [missed queries])."""
-    search_url = (Path(html) / "ko" / "search.html").as_uri()
+    """(share of queries with an expected page in the top 5, [missed queries]).
+
+    Served over HTTP: from file:// the page cannot fetch the result summaries."""
+    handler = functools.partial(_QuietHandler, directory=str(Path(html).resolve()))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    search_url = f"http://127.0.0.1:{server.server_port}/ko/search.html"
     page = browser.new_page()
     misses = []
     queries = load_queries()
@@ -52,6 +65,7 @@ def score(html, browser):
         if not expected & set(found):
             misses.append(f"{query!r} ({kind}): expected {sorted(expected)}, top 5 {found}")
     page.close()
+    server.shutdown()
     return 1 - len(misses) / len(queries), misses
 
 
@@ -84,4 +98,6 @@ if __name__ == "__main__":
         browser.close()
     index = Path(sys.argv[1] if len(sys.argv) > 1 else "build/html") / "ko" / "searchindex.js"
     print("\n".join(misses))
-    print(f"top-5 share: {share:.1%} of {len(load_queries())} queries; ko/searchindex.js {index.stat().st_size:,} bytes")
+    print(
+        f"top-5 share: {share:.1%} of {len(load_queries())} queries; ko/searchindex.js {index.stat().st_size:,} bytes"
+    )
