@@ -26,8 +26,8 @@ CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
          "--disable-sync", "--no-first-run"]  # fmt: skip
 REQUIRED_SHARE = 0.95
-# The search has finished when its pulse stopped after it started (searchtools.js).
-FINISHED = "() => typeof Search !== 'undefined' && Search.title && Search._pulse_status === -1"
+# searchtools.js writes the summary line (found N pages, or none) when every result is shown.
+FINISHED = "() => document.querySelector('#search-results .search-summary')?.innerText.trim()"
 
 
 def load_queries():
