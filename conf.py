@@ -27,6 +27,7 @@ extensions = [
     "site_languages",
     "theme_a11y",
     "korean_search",
+    "ui_strings",
     "claims",
     "claim_links",
     "execution_report",

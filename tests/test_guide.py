@@ -177,19 +177,29 @@ def test_guide_page_has_outputs_benchmark_table_plot_and_memory(built_site):
     assert "<math" in page and not re.search(r"<script[^>]*mathjax", page, re.I)
     table = re.search(r"<table class='benchmark'>.*?grad / no_grad \[95% CI\].*?</table>", page, re.S)
     assert table and len(re.findall(r"<tr", table.group(0))) == 5  # header + small MLP + 3 batch sizes
-    assert "<th scope='row'>small MLP, batch 1</th>" in table.group(0)
-    decisions = re.findall(r"\] (faster|slower|no difference|inconclusive)</td>", table.group(0))
+    # every label in both languages, from the one run; site.css shows the page's
+    row = "<span lang='en'>small MLP, batch 1</span><span lang='ko'>작은 MLP, 배치 1</span>"
+    assert row in table.group(0)
+    assert "grad / no_grad [95% 신뢰 구간]" in table.group(0)
+    decisions = re.findall(
+        r"\] <span lang='en'>(faster|slower|no difference|inconclusive)</span><span lang='ko'>",
+        table.group(0),
+    )
     assert len(decisions) == 8
     assert "1 intra-op thread" in page
     memory = re.search(r"<table class='benchmark memory'>.*?</table>", page, re.S)
     assert memory and len(re.findall(r"<tr", memory.group(0))) == 10  # header + 3 batches x 3 modes
-    assert "peak, one pass, bytes" in memory.group(0)
+    assert "peak, one pass, bytes" in memory.group(0) and "최대, 순전파 1회, 바이트" in memory.group(0)
     assert re.search(r"<p lang='en'>At batch 32, the peak of one pass was", page)
     assert re.search(r"<p lang='ko'>배치 32에서 한 번의 순전파 중 최대 메모리는", page)
     assert re.search(
         r"<p lang='en'>small MLP, batch 1: no_grad was (faster|slower|within|inconclusive)", page
     )
-    assert re.search(r'<img alt="Bar chart of forward-pass time[^"]*" src="[^"]+\.png"', page)
+    # the chart: inline SVG per language, no image file
+    for lang, title in (("en", "speed-up over grad mode"), ("ko", "기울기 추적 모드 대비 속도 향상")):
+        assert re.search(rf"<div lang='{lang}'><svg [^>]*role='img'[^>]*>.*?{title}", page, re.S)
+    assert "<img" not in page.split("<article", 1)[1]
+    assert not list((project / "build/html/jupyter_execute").rglob("*.png"))
     assert re.search(r"batch 32: grad [\d,]+ bytes, no_grad 0 bytes, inference_mode 0 bytes", page)
     assert "torch 2.13.0" in page and "CPU threads:" in page
     assert "no_grad_guide.ipynb" in page  # download

@@ -27,6 +27,31 @@ TERMS = [
     (r"\bweights?\b", "가중치"),
     (r"\bversion counter\b", "버전 카운터"),
 ]
+# one term per concept: the variant Korean the glossary rules out, and one register
+RULED_OUT = [
+    ("기울기를 요구", "requires grad: 기울기가 필요한"),
+    ("기울기를 필요로", "requires grad: 기울기가 필요한"),
+    ("지름길", "shortcut: 숏컷"),
+    ("업데이트", "update: 갱신"),
+    ("활성화 값", "activations: 활성값"),
+    ("다운로드", "download: 내려받기"),
+    ("증명:", "proof: 증거"),
+    ("정규화 항", "regularization: 규제"),
+    ("저희", "the site is 이 사이트, never 저희 or 우리"),
+    ("우리", "the site is 이 사이트, never 저희 or 우리"),
+    ("세요", "instructions end in -십시오"),
+    ("텐서(tensor)", "no English after a word that is English in Hangul"),
+    ("뷰(view)", "no English after a word that is English in Hangul"),
+    ("버퍼*(buffer)", "no English after a word that is English in Hangul"),
+]
+GLOSS = re.compile(r"(?<=[\uac00-\ud7a3*])\(([a-z][a-z -]+)\)")  # English after a Korean word
+
+
+def is_heading(msgid):
+    """A title or heading: short, and not ending like a sentence."""
+    return len(msgid) < 90 and "\n" not in msgid and not re.search(r"[.:?!)]\s*$", msgid)
+
+
 # code, roles, and quoted messages (torch's own English error text) are not prose
 INLINE_CODE = re.compile(r"``.*?``|`[^`]*`|:\w+:`[^`]*`|\{\w+\}`[^`]*`|\"[^\"]*\"")
 
@@ -153,7 +178,8 @@ def test_korean_uses_the_glossary_terms(catalog):
     ids=lambda p: p.relative_to(LOCALE).as_posix(),
 )
 def test_first_use_of_a_term_gives_the_english(catalog):
-    text = "\n".join(e.msgstr for e in polib.pofile(str(catalog)))
+    # headings are repeated wherever the page is linked: the English goes in the body
+    text = "\n".join(e.msgstr for e in polib.pofile(str(catalog)) if not is_heading(e.msgid))
     missing = []
     for english, korean in TERMS:
         first = text.find(korean)
@@ -163,3 +189,29 @@ def test_first_use_of_a_term_gives_the_english(catalog):
         if not re.search(r"\(\s*(" + english + r")", following, re.I):
             missing.append(f"{korean}: {following!r}")
     assert not missing, "\n".join(missing)
+
+
+@pytest.mark.parametrize("catalog", CATALOGS, ids=lambda p: p.relative_to(LOCALE).as_posix())
+def test_korean_avoids_ruled_out_variants_and_glossed_headings(catalog):
+    wrong = []
+    for entry in polib.pofile(str(catalog)):
+        for variant, rule in RULED_OUT:
+            if variant in entry.msgstr and variant not in entry.msgid:
+                wrong.append(f"{variant!r} ({rule}): {entry.msgstr[:80]!r}")
+        if (
+            catalog.stem not in {"sphinx", "glossary"}
+            and is_heading(entry.msgid)
+            and GLOSS.search(entry.msgstr)
+        ):
+            wrong.append(f"English in a heading: {entry.msgstr!r}")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize(
+    "catalog",
+    [c for c in CATALOGS if c.stem not in {"sphinx", "glossary"}],
+    ids=lambda p: p.relative_to(LOCALE).as_posix(),
+)
+def test_english_glosses_a_term_once_per_page(catalog):
+    glosses = [g.lower() for e in polib.pofile(str(catalog)) for g in GLOSS.findall(e.msgstr)]
+    assert not [g for g in set(glosses) if glosses.count(g) > 1 and "operation" not in g], glosses

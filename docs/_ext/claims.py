@@ -170,7 +170,9 @@ class ClaimsLedger(SphinxDirective):
         meta = nodes.paragraph(translatable=False, classes=["claim-meta"])
         meta += nodes.strong("", _("Verdict:") + " " + labels[claim["verdict"]])
         meta += nodes.Text(" · " + _("Source:") + " " + labels[claim["article"]] + ", ")
-        meta += nodes.inline(claim["section"], claim["section"], classes=["claim-section"])
+        # the site's own sections are this site's headings: in the page's language (sphinx.po)
+        section = _(claim["section"]) if claim["article"] == "site" else claim["section"]
+        meta += nodes.inline(section, section, classes=["claim-section"])
         meta += nodes.Text(" · " + _("Covered in:") + " ")
         meta += nodes.reference(
             "",
@@ -186,7 +188,7 @@ class ClaimsLedger(SphinxDirective):
         box += meta
         classes = ["claim-evidence", "output"] + (["measured"] if claim.get("measured") else [])
         block = nodes.literal_block(
-            evidence, evidence.rstrip() or "(no output)", classes=classes, language="none"
+            evidence, evidence.rstrip() or _("(no output)"), classes=classes, language="none"
         )
         box += block
         return box
