@@ -171,6 +171,7 @@ def build_html(languages=LANGUAGES, extra=(), timeout=BUILD_TIMEOUT):
     for lang in languages:
         start = time.perf_counter()
         code = run_child("html", lang, html / lang, extra, timeout)
+        remove_executed_notebooks(html)
         print(f"docs/build.py: {lang} built in {time.perf_counter() - start:.1f} s", file=sys.stderr)
         if code:
             print(f"docs/build.py: the {lang} build failed (exit {code})", file=sys.stderr)
@@ -183,6 +184,22 @@ def build_html(languages=LANGUAGES, extra=(), timeout=BUILD_TIMEOUT):
         print("docs/build.py: the site is not fit to publish", file=sys.stderr)
         return 1
     return 0
+
+
+def remove_executed_notebooks(html):
+    """myst-nb writes each executed notebook to build/html/jupyter_execute/ (upstream.py):
+    not for publishing (the pages' downloads come from build/notebooks/). Image files
+    there would be pages' figures, so they stay, and missing_pages reports them."""
+    import upstream
+
+    folder = html / upstream.MYST_NB_OUTPUT_FOLDER
+    for notebook in folder.rglob("*.ipynb"):
+        notebook.unlink()
+    for sub in sorted(folder.rglob("*"), reverse=True):
+        if sub.is_dir() and not any(sub.iterdir()):
+            sub.rmdir()
+    if folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
 
 
 def report(problems):
@@ -205,6 +222,11 @@ def missing_pages(html, languages):
         for name in ("index.html", "404.html", "sitemap.xml")
         if not (html / name).is_file()
     ]
+    if (html / "jupyter_execute").exists():
+        problems.append(
+            f"{html / 'jupyter_execute'}: files myst-nb wrote for pages (draw figures as inline SVG) "
+            "would be published"
+        )
     for lang in languages:
         for page in expected_pages():
             path = html / lang / f"{page}.html"

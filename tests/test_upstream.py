@@ -49,7 +49,13 @@ def test_myst_nb_records_execution_and_reads_notebooks(built_site):
     assert not upstream.is_notebook_text("# A plain page\n")
 
 
-def test_myst_nb_writes_executed_notebooks_beside_the_output_folder(built_site):
-    assert (built_site[0] / "build" / "html" / upstream.MYST_NB_OUTPUT_FOLDER).is_dir(), (
-        "myst-nb no longer writes <outdir>/../jupyter_execute"
+def test_myst_nb_writes_executed_notebooks_beside_the_output_folder():
+    from myst_nb import sphinx_ext
+
+    assert sphinx_ext.OUTPUT_FOLDER == upstream.MYST_NB_OUTPUT_FOLDER, (
+        "myst-nb writes its executed notebooks to another folder than <outdir>/../jupyter_execute"
     )
+
+
+def test_executed_notebooks_are_not_published(built_site):
+    assert not (built_site[0] / "build" / "html" / upstream.MYST_NB_OUTPUT_FOLDER).exists()
