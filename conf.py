@@ -29,6 +29,7 @@ extensions = [
     "korean_search",
     "claims",
     "claim_links",
+    "torch_matrix",
     "execution_report",
     "translation_guard",
 ]
