@@ -25,6 +25,7 @@ import contextlib
 import datetime
 import io
 import json
+import os
 import platform
 import re
 import subprocess
@@ -260,6 +261,8 @@ def main(argv=None):
     )
     for line in changed:
         print(line, file=sys.stderr)
+        if os.environ.get("GITHUB_ACTIONS"):  # an annotation on the job's summary
+            print(f"::error title=torch {args.release}::{line}")
     return 1 if changed and args.strict else 0
 
 
