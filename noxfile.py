@@ -138,7 +138,7 @@ def matrix(session):
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         python = str(venv / "bin" / "python")
         install = subprocess.run(
-            [python, "-m", "pip", "install", "-q", f"torch=={release}"],
+            [python, "-m", "pip", "install", "-q", "--no-compile", f"torch=={release}"],
             capture_output=True,
             text=True,
             env=pip_env,

@@ -191,13 +191,13 @@ def table_html(state, builder, docname, env):
                 symbol = html.escape(matrix_data.SYMBOLS[cell_state])
                 if cell_state in (matrix_data.STALE, matrix_data.NOT_RUN) or result is None:
                     cells.append(
-                        f'<td class="{classes}" title="{html.escape(label)}"><span aria-label="{html.escape(label)}">{symbol}</span></td>'
+                        f'<td class="{classes}" title="{html.escape(label)}"><span aria-hidden="true">{symbol}</span><span class="sr-only">{html.escape(label)}</span></td>'
                     )
                     continue
                 evidence = html.escape(_evidence(kind, result))
                 cells.append(
                     f'<td class="{classes}"><details><summary title="{html.escape(label)}">'
-                    f'<span aria-label="{html.escape(label)}">{symbol}</span></summary>'
+                    f'<span aria-hidden="true">{symbol}</span><span class="sr-only">{html.escape(label)}</span></summary>'
                     f"<pre>{evidence}</pre></details></td>"
                 )
             rows.append("<tr>" + "".join(cells) + "</tr>")
