@@ -68,6 +68,7 @@ def claims(session):
 MATRIX_ENVS = Path(".nox") / "matrix-envs"  # one at a time, removed after its run
 MATRIX_RUNNER = "docs/_ext/matrix_runner.py"
 FIRST_RELEASE = (2, 0)
+INSTALL_ATTEMPTS = 3
 
 
 def _unconstrained_pip():
@@ -137,12 +138,16 @@ def matrix(session):
         started = time.monotonic()
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         python = str(venv / "bin" / "python")
-        install = subprocess.run(
-            [python, "-m", "pip", "install", "-q", "--no-compile", f"torch=={release}"],
-            capture_output=True,
-            text=True,
-            env=pip_env,
-        )
+        for attempt in range(INSTALL_ATTEMPTS):  # a download cut by a network timeout is tried again
+            install = subprocess.run(
+                [python, "-m", "pip", "install", "-q", "--no-compile", f"torch=={release}"],
+                capture_output=True,
+                text=True,
+                env=pip_env,
+            )
+            if install.returncode == 0:
+                break
+            session.warn(f"torch {release}: pip install failed (attempt {attempt + 1} of {INSTALL_ATTEMPTS})")
         installed = time.monotonic() - started
         if install.returncode != 0:
             reason = (install.stdout + install.stderr).strip().splitlines()[-1:] or ["no output"]

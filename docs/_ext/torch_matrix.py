@@ -239,7 +239,7 @@ def _summary(state):
     for record in skipped:
         text += " " + _("torch %(release)s could not be checked: %(reason)s.") % {
             "release": record["release"],
-            "reason": record.get("reason", "?"),
+            "reason": record.get("reason", "?").rstrip("."),
         }
     return nodes.paragraph("", text, classes=["torch-matrix-summary"])
 
@@ -261,7 +261,7 @@ def page_line(state, rows, builder, docname):
     para = nodes.paragraph(classes=["torch-versions-line"])
     para += nodes.Text("; ".join(parts) + ". ")
     uri = builder.get_relative_uri(docname, VERSIONS_DOC)
-    para += nodes.reference("", _("All torch versions"), refuri=uri)
+    para += nodes.reference("", _("All torch versions"), refuri=uri, internal=True)
     return para
 
 
@@ -291,7 +291,10 @@ def _fill(app, doctree, docname):
             para = _summary(state)
             para += nodes.Text(" ")
             para += nodes.reference(
-                "", _("What differs between releases"), refuri=builder.get_relative_uri(docname, VERSIONS_DOC)
+                "",
+                _("What differs between releases"),
+                refuri=builder.get_relative_uri(docname, VERSIONS_DOC),
+                internal=True,
             )
             node.replace_self(para)
     rows = _page_rows(state, docname)
