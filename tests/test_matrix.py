@@ -136,7 +136,22 @@ def test_news_names_the_first_release_where_behaviour_changed():
     three = [FIXTURE[1], record("2.14.1", {CLAIM: FLIPPED})]
     ((kind, name, release, what),) = matrix_data.first_changes(three, HASHES, VERDICTS)
     assert (name, release) == (CLAIM, "2.14.1")
-    assert what == [("claim %s: %s (the page says: %s)", (CLAIM, FLIPPED, VERDICTS[CLAIM]))]
+    flipped = [("claim %s: %s (the page says: %s)", (CLAIM, FLIPPED, VERDICTS[CLAIM]))]
+    assert what == (["2.13.0"], [(["2.14.1"], flipped)], [])
+
+
+def test_an_error_worded_otherwise_than_on_the_pinned_release_is_news():
+    """The pages show the pinned release's messages: another wording elsewhere is a difference."""
+    same = dict(CHANGED_ERROR["expected_errors"][0], outcome="same")
+    pinned = record(
+        "2.13.0", recipes={RECIPE: dict(CHANGED_ERROR, expected_errors=[dict(same, message="new")])}
+    )
+    old = record("2.0.1", recipes={RECIPE: dict(CHANGED_ERROR, expected_errors=[dict(same, message="old")])})
+    assert matrix_data.differences(old, "recipes", RECIPE, HASHES, VERDICTS) == []
+    worded = [("the error at line %d is worded differently", (86,))]
+    assert matrix_data.differences(old, "recipes", RECIPE, HASHES, VERDICTS, pinned) == worded
+    news = matrix_data.first_changes([old, pinned], HASHES, VERDICTS, pinned)
+    assert news == [("recipes", RECIPE, "2.13.0", (["2.13.0"], [(["2.0.1"], worded)], []))]
 
 
 def test_page_summary_gives_ranges_and_what_differs():
@@ -165,6 +180,7 @@ class FakeState:
         self.records, self.hashes, self.verdicts = records, HASHES, VERDICTS
         self.claims = CLAIMS
         self.checked = [r["release"] for r in records if r.get("status") == "ok"]
+        self.reference = records[-1]  # the pinned release: the newest of the fixture
 
 
 def test_the_matrix_page_renders_the_data_it_is_given():

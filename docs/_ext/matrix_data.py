@@ -119,7 +119,7 @@ def cell(record, kind, name, hashes):
 
 
 def as_shown(state, kind, name, ledger_verdicts):
-    """Does the page's statement hold on that release: True, False, or None (unknown)?"""
+    """Does the cell's outcome match the page: True, False, or None (unknown)?"""
     if state in (STALE, NOT_RUN):
         return None
     if kind == "recipes":
@@ -127,20 +127,31 @@ def as_shown(state, kind, name, ledger_verdicts):
     return state == ledger_verdicts[name]
 
 
-def differences(record, kind, name, hashes, ledger_verdicts):
-    """What a reader of the page would see differ on this release, as (template, values) pairs:
-    the extension translates the template. Empty when it behaves as shown (or is unknown)."""
+def differences(record, kind, name, hashes, ledger_verdicts, reference=None):
+    """What a reader of the page would see differ on this release, as (template, values) pairs
+    (the extension translates the template): [] when it behaves as shown, None when unknown.
+
+    ``reference`` is the pinned release's record, whose outputs the pages show: an expected
+    error that still matches but is worded otherwise than there counts as a difference."""
     state, result = cell(record, kind, name, hashes)
-    if as_shown(state, kind, name, ledger_verdicts) is not False:
-        return []
+    shown = as_shown(state, kind, name, ledger_verdicts)
+    if shown is None:
+        return None
     if kind == "claims":
-        return [("claim %s: %s (the page says: %s)", (name, state, ledger_verdicts[name]))]
+        return [] if shown else [("claim %s: %s (the page says: %s)", (name, state, ledger_verdicts[name]))]
+    pinned = {}
+    if reference is not None:
+        ref_state, ref_result = cell(reference, kind, name, hashes)
+        if ref_state != STALE and ref_result is not None:
+            pinned = {e["line"]: e.get("message") for e in ref_result.get("expected_errors", [])}
     found = []
     for err in result.get("expected_errors", []):
         if err["outcome"] == "changed":
             found.append(("the error at line %d reads differently", (err["line"],)))
         elif err["outcome"] == "not raised":
             found.append(("the error at line %d is not raised", (err["line"],)))
+        elif pinned.get(err["line"], err.get("message")) != err.get("message"):
+            found.append(("the error at line %d is worded differently", (err["line"],)))
     for check in result.get("asserts", []):
         if not check["holds"]:
             found.append(("the check at line %d fails", (check["line"],)))
@@ -161,7 +172,7 @@ def ranges(releases, all_releases):
     return [run[0] if len(run) == 1 else f"{run[0]}–{run[-1]}" for run in runs]
 
 
-def page_summary(records, rows, hashes, ledger_verdicts):
+def page_summary(records, rows, hashes, ledger_verdicts, reference=None):
     """For the rows ((kind, name), ...) that a page shows: (releases where all behave as
     shown, [(releases, differences)] grouped by identical differences, releases unknown).
 
@@ -173,12 +184,11 @@ def page_summary(records, rows, hashes, ledger_verdicts):
             continue
         found, missing = [], False
         for kind, name in rows:
-            state, _ = cell(record, kind, name, hashes)
-            shown = as_shown(state, kind, name, ledger_verdicts)
-            if shown is None:
+            what = differences(record, kind, name, hashes, ledger_verdicts, reference)
+            if what is None:
                 missing = True
-            elif not shown:
-                found += differences(record, kind, name, hashes, ledger_verdicts)
+            else:
+                found += what
         if found:
             bad.setdefault(tuple(found), []).append(record["release"])
         elif missing:
@@ -192,31 +202,27 @@ def page_summary(records, rows, hashes, ledger_verdicts):
     )
 
 
-def first_changes(records, hashes, ledger_verdicts):
-    """News for readers: every claim or recipe whose behaviour differs across releases, and
-    each release where it changed from the release before (stale and unrun ones skipped).
+def first_changes(records, hashes, ledger_verdicts, reference=None):
+    """News for readers: every claim or recipe that behaves differently across releases.
 
-    Returns [(kind, name, release, [(template, values)])], in row order, oldest first. A
-    recipe whose expected error still matches but whose message reads differently counts."""
+    Returns [(kind, name, first release where it changed, page_summary of that row)], in
+    row order; "changed" means its differences from the page (none, when it behaves as
+    shown) are not the same as on the release checked before it."""
     names = [("claims", n) for n in hashes["claims"]] + [("recipes", n) for n in hashes["recipes"]]
     news = []
     for kind, name in names:
-        previous = None
+        previous, first = None, None
         for record in records:
-            state, result = cell(record, kind, name, hashes)
-            if state in (STALE, NOT_RUN):
+            what = differences(record, kind, name, hashes, ledger_verdicts, reference)
+            if what is None:
                 continue
-            messages = {e["line"]: e.get("message", "") for e in (result or {}).get("expected_errors", [])}
-            if previous is not None and (state, messages) != previous:
-                what = differences(record, kind, name, hashes, ledger_verdicts)
-                if not what and state == previous[0]:
-                    what = [
-                        ("the message of the error at line %d changed", (line,))
-                        for line, text in messages.items()
-                        if previous[1].get(line) != text
-                    ]
-                news.append((kind, name, record["release"], what or [("behaves as shown again", ())]))
-            previous = (state, messages)
+            if previous is not None and what != previous and first is None:
+                first = record["release"]
+            previous = what
+        if first is not None:
+            news.append(
+                (kind, name, first, page_summary(records, [(kind, name)], hashes, ledger_verdicts, reference))
+            )
     return news
 
 

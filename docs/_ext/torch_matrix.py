@@ -19,6 +19,7 @@ evidence is shown as recorded.
 
 import hashlib
 import html
+from importlib.metadata import version
 from pathlib import Path
 
 import claims
@@ -56,8 +57,7 @@ def _templates():
         "the error at line %d is not raised": _("the error at line %(line)d is not raised"),
         "the check at line %d fails": _("the check at line %(line)d fails"),
         "line %d raises %s": _("line %(line)d raises %(error)s"),
-        "the message of the error at line %d changed": _("the message of the error at line %(line)d changed"),
-        "behaves as shown again": _("behaves as shown again"),
+        "the error at line %d is worded differently": _("the error at line %(line)d is worded differently"),
     }
 
 
@@ -73,10 +73,8 @@ def _say(differences):
             )
         elif template.startswith("line"):
             said.append(templates[template] % {"line": values[0], "error": values[1]})
-        elif values:
-            said.append(templates[template] % {"line": values[0]})
         else:
-            said.append(str(templates[template]))
+            said.append(templates[template] % {"line": values[0]})
     return "; ".join(dict.fromkeys(said))
 
 
@@ -90,6 +88,10 @@ class _State:
         self.claims = claims_ledger.load(ledger)
         self.verdicts = {c["id"]: c["verdict"] for c in self.claims}
         self.checked = [r["release"] for r in self.records if r.get("status") == "ok"]
+        self.pinned = version("torch").split("+")[0]  # what the pages show (read without importing torch)
+        self.reference = next(
+            (r for r in self.records if r["release"] == self.pinned and r.get("status") == "ok"), None
+        )
 
 
 def _state(app):
@@ -186,8 +188,10 @@ def table_html(state, builder, docname, env):
             for record in state.records:
                 cell_state, result = matrix_data.cell(record, kind, name, state.hashes)
                 label = labels[cell_state]
-                shown = matrix_data.as_shown(cell_state, kind, name, state.verdicts)
-                classes = "state-" + cell_state.replace(" ", "-") + (" differs" if shown is False else "")
+                what = matrix_data.differences(
+                    record, kind, name, state.hashes, state.verdicts, state.reference
+                )
+                classes = "state-" + cell_state.replace(" ", "-") + (" differs" if what else "")
                 symbol = html.escape(matrix_data.SYMBOLS[cell_state])
                 if cell_state in (matrix_data.STALE, matrix_data.NOT_RUN) or result is None:
                     cells.append(
@@ -213,16 +217,15 @@ def table_html(state, builder, docname, env):
 
 
 def _news(state, builder, docname, env):
-    news = matrix_data.first_changes(state.records, state.hashes, state.verdicts)
+    news = matrix_data.first_changes(state.records, state.hashes, state.verdicts, state.reference)
     if not news:
         return [nodes.paragraph("", _("No claim or recipe behaves differently on any release checked."))]
     items = nodes.bullet_list(classes=["torch-matrix-news"])
-    for kind, name, release, what in news:
+    for kind, name, release, summary in news:
         para = nodes.paragraph()
         para += nodes.raw("", _row_label(kind, name, builder, docname, env), format="html")
-        para += nodes.Text(
-            " " + _("from torch %(release)s: %(what)s") % {"release": release, "what": _say(what)}
-        )
+        changed = _("changed on torch %(release)s") % {"release": release}
+        para += nodes.Text(f" ({changed}): {_summary_text(*summary)}.")
         items += nodes.list_item("", para)
     return [items]
 
@@ -244,9 +247,7 @@ def _summary(state):
     return nodes.paragraph("", text, classes=["torch-matrix-summary"])
 
 
-def page_line(state, rows, builder, docname):
-    """The generated line of a recipe or article page: where it behaves as shown, and what differs."""
-    good, bad, unknown = matrix_data.page_summary(state.records, rows, state.hashes, state.verdicts)
+def _summary_text(good, bad, unknown):
     parts = []
     if good:
         parts.append(_("Behaves as shown on torch %(releases)s") % {"releases": ", ".join(good)})
@@ -258,8 +259,14 @@ def page_line(state, rows, builder, docname):
         )
     if not parts:
         parts.append(_("Not checked on other torch releases yet"))
+    return "; ".join(parts)
+
+
+def page_line(state, rows, builder, docname):
+    """The generated line of a recipe or article page: where it behaves as shown, and what differs."""
+    summary = matrix_data.page_summary(state.records, rows, state.hashes, state.verdicts, state.reference)
     para = nodes.paragraph(classes=["torch-versions-line"])
-    para += nodes.Text("; ".join(parts) + ". ")
+    para += nodes.Text(_summary_text(*summary) + ". ")
     uri = builder.get_relative_uri(docname, VERSIONS_DOC)
     para += nodes.reference("", _("All torch versions"), refuri=uri, internal=True)
     return para
