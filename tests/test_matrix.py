@@ -259,3 +259,19 @@ def test_recorded_data_has_its_provenance(path):
         assert "/work/" not in path.read_text(encoding="utf-8")
     else:
         assert data["reason"]
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_built_pages_carry_the_matrix(built_site, lang):
+    """On the shared build: the versions page has its table, the landing page names the releases,
+    and every recipe page and both article pages carry their generated version line."""
+    project = built_site[0]
+    html = project / "build" / "html" / lang
+    versions = (html / "versions.html").read_text(encoding="utf-8")
+    recorded = [p.stem.removeprefix("torch-") for p in (ROOT / "docs" / "matrix").glob("torch-*.json")]
+    assert 'class="torch-matrix"' in versions and all(f">{r}</th>" in versions for r in recorded)
+    assert 'class="torch-matrix-summary"' in (html / "index.html").read_text(encoding="utf-8")
+    pages = [f"recipes/{p.stem}.html" for p in matrix_data.recipe_paths()] + ["no_grad_guide.html"]
+    for page in pages + ["inplace_overview.html"]:
+        text = (html / page).read_text(encoding="utf-8")
+        assert text.count('class="torch-versions-line"') == 1, page
