@@ -148,7 +148,7 @@ def test_an_error_worded_otherwise_than_on_the_pinned_release_is_news():
     )
     old = record("2.0.1", recipes={RECIPE: dict(CHANGED_ERROR, expected_errors=[dict(same, message="old")])})
     assert matrix_data.differences(old, "recipes", RECIPE, HASHES, VERDICTS) == []
-    worded = [("the error at line %d is worded differently", (86,))]
+    worded = [("the error at line %d is worded differently: %s where the page has %s", (86, "old", "new"))]
     assert matrix_data.differences(old, "recipes", RECIPE, HASHES, VERDICTS, pinned) == worded
     news = matrix_data.first_changes([old, pinned], HASHES, VERDICTS, pinned)
     assert news == [("recipes", RECIPE, "2.13.0", (["2.13.0"], [(["2.0.1"], worded)], []))]

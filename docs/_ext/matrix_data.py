@@ -16,6 +16,7 @@ This module is plain Python (no Sphinx, no torch) so the runner, the extension
 and the tests share it.
 """
 
+import difflib
 import hashlib
 import json
 import re
@@ -151,13 +152,29 @@ def differences(record, kind, name, hashes, ledger_verdicts, reference=None):
         elif err["outcome"] == "not raised":
             found.append(("the error at line %d is not raised", (err["line"],)))
         elif pinned.get(err["line"], err.get("message")) != err.get("message"):
-            found.append(("the error at line %d is worded differently", (err["line"],)))
+            here, page = first_difference(err.get("message", ""), pinned[err["line"]])
+            found.append(
+                (
+                    "the error at line %d is worded differently: %s where the page has %s",
+                    (err["line"], here, page),
+                )
+            )
     for check in result.get("asserts", []):
         if not check["holds"]:
             found.append(("the check at line %d fails", (check["line"],)))
     for err in result.get("errors", []):
         found.append(("line %d raises %s", (err["line"], err["type"])))
     return found
+
+
+def first_difference(message, page_message, limit=60):
+    """The first words that differ between two messages: ("ReluBackward0,", "Relu,")."""
+    a, b = message.split(), page_message.split()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            here, page = " ".join(a[i1:i2]) or "—", " ".join(b[j1:j2]) or "—"
+            return here[:limit], page[:limit]
+    return "—", "—"
 
 
 def ranges(releases, all_releases):

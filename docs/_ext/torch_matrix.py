@@ -57,7 +57,9 @@ def _templates():
         "the error at line %d is not raised": _("the error at line %(line)d is not raised"),
         "the check at line %d fails": _("the check at line %(line)d fails"),
         "line %d raises %s": _("line %(line)d raises %(error)s"),
-        "the error at line %d is worded differently": _("the error at line %(line)d is worded differently"),
+        "the error at line %d is worded differently: %s where the page has %s": _(
+            "the error at line %(line)d is worded differently: “%(here)s” where the page has “%(page)s”"
+        ),
     }
 
 
@@ -71,6 +73,9 @@ def _say(differences):
                 templates[template]
                 % {"name": name, "observed": labels[observed], "expected": labels[expected]}
             )
+        elif "worded" in template:
+            line, here, page = values
+            said.append(templates[template] % {"line": line, "here": here, "page": page})
         elif template.startswith("line"):
             said.append(templates[template] % {"line": values[0], "error": values[1]})
         else:
