@@ -147,7 +147,16 @@ def differences(record, kind, name, hashes, ledger_verdicts, reference=None):
             pinned = {e["line"]: e.get("message") for e in ref_result.get("expected_errors", [])}
     found = []
     for err in result.get("expected_errors", []):
-        if err["outcome"] == "changed":
+        if err["outcome"] == "changed" and pinned.get(err["line"]):
+            got = f"{err['type']}: {err['message']}"
+            here, page = first_difference(got, f"{err['kind']}: {pinned[err['line']]}")
+            found.append(
+                (
+                    "the error at line %d reads differently: %s where the page has %s",
+                    (err["line"], here, page),
+                )
+            )
+        elif err["outcome"] == "changed":
             found.append(("the error at line %d reads differently", (err["line"],)))
         elif err["outcome"] == "not raised":
             found.append(("the error at line %d is not raised", (err["line"],)))

@@ -54,6 +54,9 @@ def _templates():
     return {
         "claim %s: %s (the page says: %s)": _("claim %(name)s: %(observed)s (the page says: %(expected)s)"),
         "the error at line %d reads differently": _("the error at line %(line)d reads differently"),
+        "the error at line %d reads differently: %s where the page has %s": _(
+            "the error at line %(line)d reads differently: “%(here)s” where the page has “%(page)s”"
+        ),
         "the error at line %d is not raised": _("the error at line %(line)d is not raised"),
         "the check at line %d fails": _("the check at line %(line)d fails"),
         "line %d raises %s": _("line %(line)d raises %(error)s"),
@@ -73,7 +76,7 @@ def _say(differences):
                 templates[template]
                 % {"name": name, "observed": labels[observed], "expected": labels[expected]}
             )
-        elif "worded" in template:
+        elif "where the page has" in template:
             line, here, page = values
             said.append(templates[template] % {"line": line, "here": here, "page": page})
         elif template.startswith("line"):
