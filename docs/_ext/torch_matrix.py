@@ -246,6 +246,11 @@ def _summary(state):
         "count": len(state.checked),
         "releases": ", ".join(ranges),
     }
+    cuda = [r["release"] for r in state.records if "+cu" in r.get("torch", "")]
+    if cuda:
+        text += " " + _(
+            "%(releases)s: the registry's CUDA builds, run on a machine without a GPU; the others: CPU builds."
+        ) % {"releases": ", ".join(matrix_data.ranges(cuda, state.checked))}
     skipped = [r for r in state.records if r.get("status") != "ok"]
     for record in skipped:
         text += " " + _("torch %(release)s could not be checked: %(reason)s.") % {
