@@ -153,7 +153,7 @@ def matrix(session):
             reason = (install.stdout + install.stderr).strip().splitlines()[-1:] or ["no output"]
             session.warn(f"torch {release} could not be installed: {reason[0]}")
             session.run(
-                "python3",
+                sys.executable,
                 MATRIX_RUNNER,
                 release,
                 "--not-run",
@@ -167,7 +167,7 @@ def matrix(session):
             ).returncode
             if code not in (0, 1):
                 session.run(
-                    "python3",
+                    sys.executable,
                     MATRIX_RUNNER,
                     release,
                     "--not-run",

@@ -240,6 +240,10 @@ def main(argv=None):
         print(json.dumps(run_recipe(Path(args.recipe).resolve()), ensure_ascii=False))
         return 0
     if args.not_run:
+        path = matrix_data.data_file(args.release, args.out)
+        if path.exists() and json.loads(path.read_text(encoding="utf-8")).get("status") == "ok":
+            print(f"torch {args.release} not run ({args.not_run}); its earlier results stay in {path}")
+            return 0
         matrix_data.write(provenance(args.release, status="not run", reason=args.not_run), args.out)
         return 0
     import claims_ledger
