@@ -244,6 +244,11 @@ def test_a_new_release_fails_strict_runs_naming_the_claim():
         f"claim {CLAIM}: {FLIPPED} (was {VERDICTS[CLAIM]} in the ledger)"
     ]
     assert matrix_runner.changed_verdicts(new, new, VERDICTS) == []
+    recorded = record("2.0.1")
+    assert matrix_runner.changed_verdicts(new, recorded, VERDICTS) == [
+        f"claim {CLAIM}: {FLIPPED} (was {VERDICTS[CLAIM]} in recorded before)"
+    ]
+    assert matrix_runner.changed_verdicts(new, dict(recorded, torch="2.0.1+cu117"), VERDICTS) == []
 
 
 @pytest.mark.parametrize(

@@ -210,7 +210,11 @@ def run_release(release, install_seconds=None):
 
 def changed_verdicts(record, previous, ledger_verdicts):
     """Claims whose verdict on this release differs from the one recorded before for it (same
-    code), or, for a release recorded for the first time, from the ledger's verdict."""
+    code), or, for a release recorded for the first time, from the ledger's verdict. Results
+    recorded with another build of the release (+cu121 then +cpu, say) are not compared: a
+    verdict that depends on the build (an accelerator) is no change of the release."""
+    if previous is not None and previous.get("torch") != record.get("torch"):
+        return []
     found = []
     for claim_id, result in record["claims"].items():
         before = (previous or {}).get("claims", {}).get(claim_id)
