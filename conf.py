@@ -30,6 +30,7 @@ extensions = [
     "ui_strings",
     "claims",
     "claim_links",
+    "torch_matrix",
     "execution_report",
     "translation_guard",
 ]

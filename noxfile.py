@@ -1,7 +1,14 @@
-"""Contributor tasks: ``nox -s docs``, ``tests``, ``lint``, ``i18n``, ``claims``, ``bench``, ``serve``."""
+"""Contributor tasks: ``nox -s docs``, ``tests``, ``lint``, ``i18n``, ``claims``, ``matrix``, ``bench``, ``serve``."""
 
+import json
+import os
+import re
 import runpy
 import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import nox
 
@@ -82,6 +89,126 @@ def claims(session):
         session.error("give a torch version: nox -s claims -- 2.9.1")
     session.install(f"torch=={session.posargs[0]}")
     session.run("python", "docs/_ext/claims_ledger.py", success_codes=[0, 1])
+
+
+MATRIX_ENVS = Path(".nox") / "matrix-envs"  # one at a time, removed after its run
+MATRIX_RUNNER = "docs/_ext/matrix_runner.py"
+FIRST_RELEASE = (2, 0)
+INSTALL_ATTEMPTS = 3
+
+
+def _unconstrained_pip():
+    """Environment for pip commands that may install any torch release.
+
+    This machine's pip configuration caps torch at the releases stored locally (a
+    ``constraint`` in its configuration file); ``PIP_CONSTRAINT=`` does not lift it, so the
+    matrix installs skip the configuration files (``PIP_CONFIG_FILE`` set to the null device)
+    and carry over, as ``PIP_*`` variables, every other setting they held (certificate,
+    indexes, find-links). Only these commands see it: pip elsewhere is unchanged."""
+    env = {"PIP_CONFIG_FILE": os.devnull}
+    listed = subprocess.run(
+        [sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True
+    ).stdout
+    for line in listed.splitlines():
+        match = re.match(r"(global|install|download|index)\.([\w-]+)='(.*)'$", line)
+        if match and match[2] != "constraint":
+            name = "PIP_" + match[2].upper().replace("-", "_")
+            if name not in os.environ:
+                env[name] = match[3]
+    return env
+
+
+def _newest_patches(session):
+    """The newest patch of every torch minor release from 2.0 that pip can install here."""
+    out = subprocess.run(
+        [sys.executable, "-m", "pip", "index", "versions", "torch"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **_unconstrained_pip()},
+    ).stdout
+    listed = re.search(r"Available versions: (.*)", out)
+    if not listed:
+        session.error(f"pip could not list torch's releases:\n{out}")
+    newest = {}
+    for release in listed[1].split(", "):
+        if not re.fullmatch(r"\d+\.\d+\.\d+", release):
+            continue  # a local build (2.13.0+cpu) or a pre-release
+        parts = tuple(int(p) for p in release.split("."))
+        if parts[:2] >= FIRST_RELEASE and parts > newest.get(parts[:2], (0,)):
+            newest[parts[:2]] = parts
+    return [".".join(map(str, parts)) for _, parts in sorted(newest.items())]
+
+
+@nox.session(venv_backend="none")
+def matrix(session):
+    """Check the claims and recipes on other torch releases; write docs/matrix/torch-<release>.json.
+
+    ``nox -s matrix`` checks the newest patch of every minor release from 2.0 on;
+    ``nox -s matrix -- 2.0.1 2.4.1`` those releases; ``--list`` prints the default list as
+    JSON (for the workflow); ``--strict`` fails when a claim's verdict changed on a release
+    (naming the claim). Each release gets an environment of its own, installed from pip's
+    cache when it can and removed after its run; the time per release is printed at the end.
+    """
+    args = [a for a in session.posargs if not a.startswith("--")]
+    flags = [a for a in session.posargs if a.startswith("--")]
+    if "--list" in flags:
+        print(json.dumps(_newest_patches(session)))
+        return
+    releases = args or _newest_patches(session)
+    session.log(f"torch releases to check: {', '.join(releases)}")
+    pip_env = {**os.environ, **_unconstrained_pip()}
+    times, failed = [], []
+    for release in releases:
+        venv = MATRIX_ENVS / release
+        shutil.rmtree(venv, ignore_errors=True)
+        started = time.monotonic()
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        python = str(venv / "bin" / "python")
+        for attempt in range(INSTALL_ATTEMPTS):  # a download cut by a network timeout is tried again
+            install = subprocess.run(
+                [python, "-m", "pip", "install", "-q", "--no-compile", f"torch=={release}"],
+                capture_output=True,
+                text=True,
+                env=pip_env,
+            )
+            if install.returncode == 0:
+                break
+            session.warn(f"torch {release}: pip install failed (attempt {attempt + 1} of {INSTALL_ATTEMPTS})")
+        installed = time.monotonic() - started
+        if install.returncode != 0:
+            reason = (install.stdout + install.stderr).strip().splitlines()[-1:] or ["no output"]
+            session.warn(f"torch {release} could not be installed: {reason[0]}")
+            session.run(
+                sys.executable,
+                MATRIX_RUNNER,
+                release,
+                "--not-run",
+                f"pip install failed: {reason[0]}",
+                external=True,
+            )
+            code = 1
+        else:
+            code = subprocess.run(
+                [python, MATRIX_RUNNER, release, "--install-seconds", f"{installed:.1f}", *flags]
+            ).returncode
+            if code not in (0, 1):
+                session.run(
+                    sys.executable,
+                    MATRIX_RUNNER,
+                    release,
+                    "--not-run",
+                    f"the run failed (exit {code})",
+                    external=True,
+                )
+        shutil.rmtree(venv, ignore_errors=True)
+        total = time.monotonic() - started
+        times.append((release, installed, total))
+        if code:
+            failed.append(release)
+        session.log(f"torch {release}: {total:.0f} s ({installed:.0f} s to install)")
+    session.log("time per release: " + ", ".join(f"{r} {t:.0f} s (install {i:.0f} s)" for r, i, t in times))
+    if failed:
+        session.error(f"torch {', '.join(failed)}: verdicts changed or the release could not be checked")
 
 
 @nox.session(venv_backend="none")

@@ -9,14 +9,17 @@ each of those builds stops within seconds.
 """
 
 import fcntl
+import json
 import re
 import sys
 import textwrap
 import time
+from importlib.metadata import version
 
 import pytest
 from conftest import ROOT, build_site, copy_project
 
+PINNED = version("torch").split("+")[0]  # its recorded results: docs/matrix/torch-<PINNED>.json
 RECIPE_TIMEOUT = 8  # seconds, for the fault build: the planted endless recipe stops after this
 
 
@@ -201,6 +204,11 @@ def fault_build(tmp_path_factory):
     start = text.index('id = "index-add-inplace-raises"')
     text = text[:start] + text[start:].replace('verdict = "does not hold"', 'verdict = "holds"', 1)
     ledger.write_text(text + PLANTED_CLAIMS)
+    # the matrix: a recorded verdict of the pinned release that the build's live run contradicts
+    pinned = docs / "matrix" / f"torch-{PINNED}.json"
+    data = json.loads(pinned.read_text(encoding="utf-8"))
+    data["claims"]["inplace-reuses-memory"]["verdict"] = "does not hold"
+    pinned.write_text(json.dumps(data), encoding="utf-8")
     # notebooks: a cell that stops raising, an unexpected error, a cell that hangs
     plant(  # early in the guide, so that the rest of it does not run
         docs / "no_grad_guide.md",
@@ -237,6 +245,10 @@ def test_a_checkout_path_with_a_space_builds(fault_build):
 
 
 EXPECTED = {
+    "recorded pinned verdict that the live run contradicts": [
+        f"claim inplace-reuses-memory on the pinned torch {PINNED}: recorded 'does not hold' in "
+        f"torch-{PINNED}.json, but the live run gives 'holds'"
+    ],
     "snippet that stops failing": [
         "plot_03_clone_before_inplace.py unexpectedly failed",
         "expected RuntimeError with 'a leaf Variable that requires grad'; nothing was raised",

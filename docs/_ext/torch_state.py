@@ -13,21 +13,29 @@ import torch
 from torch._tensor_str import PRINT_OPTS  # the only place print options can be read back
 
 
+def _read(name, read):
+    try:
+        return read()
+    except AttributeError:  # an older torch without this setting (default device: 2.3)
+        return "absent"
+
+
 def snapshot():
-    return {
-        "default dtype": torch.get_default_dtype(),
-        "default device": str(torch.get_default_device()),
-        "grad mode": torch.is_grad_enabled(),
-        "inference mode": torch.is_inference_mode_enabled(),
-        "anomaly detection": (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()),
-        "deterministic algorithms": (
+    readers = {
+        "default dtype": torch.get_default_dtype,
+        "default device": lambda: str(torch.get_default_device()),
+        "grad mode": torch.is_grad_enabled,
+        "inference mode": torch.is_inference_mode_enabled,
+        "anomaly detection": lambda: (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()),
+        "deterministic algorithms": lambda: (
             torch.are_deterministic_algorithms_enabled(),
             torch.is_deterministic_algorithms_warn_only_enabled(),
         ),
-        "CPU threads": torch.get_num_threads(),
-        "float32 matmul precision": torch.get_float32_matmul_precision(),
-        "print options": dict(vars(PRINT_OPTS)),
+        "CPU threads": torch.get_num_threads,
+        "float32 matmul precision": torch.get_float32_matmul_precision,
+        "print options": lambda: dict(vars(PRINT_OPTS)),
     }
+    return {name: _read(name, read) for name, read in readers.items()}
 
 
 def changes(before, after):

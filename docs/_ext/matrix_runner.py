@@ -1,0 +1,278 @@
+"""Run the claims ledger and every recipe on the installed torch; write docs/matrix/torch-<release>.json.
+
+``nox -s matrix`` installs one torch release at a time in an environment of its
+own and runs, with that environment's Python::
+
+    python docs/_ext/matrix_runner.py RELEASE [--install-seconds S] [--out DIR]
+
+The claims run as the build runs them (claims_runner: own process, time
+limits). Each recipe runs as a standalone script in a process of its own, its
+``# %%`` blocks one after another in one namespace, with two changes that let
+it go on after a difference instead of stopping at the first one:
+``expect_error`` records what was raised (the same type and message, another
+one, or nothing) instead of raising ``AssertionError``, and each ``assert``
+records whether it holds. An exception a block did not expect is recorded with
+its line, and the next block runs. The recorded results carry the hash of the
+code that produced them (matrix_data).
+
+A release that cannot be installed gets a file too, saying why
+(``--not-run RELEASE REASON``, which needs no torch).
+"""
+
+import argparse
+import ast
+import contextlib
+import datetime
+import io
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import matrix_data  # noqa: E402
+
+RECIPE_TIMEOUT = 300  # seconds for one recipe on one release
+MAX_TEXT = 4000  # characters kept of an output, an error message or evidence
+BLOCK = re.compile(r"^# %%", re.M)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _cut(text):
+    """Kept short, and without this machine's paths (the checkout, the environment)."""
+    text = text.replace(sys.prefix + "/", "<env>/").replace(str(ROOT) + "/", "")
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "\n[…]"
+
+
+def provenance(release, **extra):
+    record = {
+        "release": release,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    record.update(extra)
+    return record
+
+
+# --- one recipe, in its own process ----------------------------------------------------
+
+
+class _Asserts(ast.NodeTransformer):
+    """``assert test, msg`` -> ``__matrix_assert__(test, line, "test")``: recorded, not raised."""
+
+    def __init__(self, source):
+        self.source = source
+
+    def visit_Assert(self, node):
+        text = ast.get_source_segment(self.source, node.test) or ""
+        call = ast.Call(
+            func=ast.Name("__matrix_assert__", ast.Load()),
+            args=[node.test, ast.Constant(node.lineno), ast.Constant(text)],
+            keywords=[],
+        )
+        return ast.copy_location(ast.Expr(call), node)
+
+
+def _blocks(path):
+    """The recipe's top-level statements grouped by ``# %%`` block, as compiled code objects."""
+    source = path.read_text(encoding="utf-8")
+    tree = _Asserts(source).visit(ast.parse(source, str(path)))
+    ast.fix_missing_locations(tree)
+    starts = [source.count("\n", 0, m.start()) + 1 for m in BLOCK.finditer(source)]
+    groups = {}
+    for stmt in tree.body:
+        block = sum(1 for s in starts if s <= stmt.lineno)
+        groups.setdefault(block, []).append(stmt)
+    return [
+        (stmts[0].lineno, compile(ast.Module(body=stmts, type_ignores=[]), str(path), "exec"))
+        for _, stmts in sorted(groups.items())
+    ]
+
+
+def run_recipe(path):
+    """{"expected_errors": [...], "asserts": [...], "errors": [...], "output": text}."""
+    import torch
+
+    record = {"expected_errors": [], "asserts": [], "errors": []}
+
+    class ExpectError:
+        """Drop-in for the recipes' ``expect_error``: records instead of raising."""
+
+        def __init__(self, kind, text):
+            self.kind, self.text = kind, text
+            self.line = sys._getframe(1).f_lineno
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, kind, err, tb):
+            if kind is not None and not issubclass(kind, Exception):
+                return False
+            entry = {"line": self.line, "kind": self.kind.__name__, "text": self.text}
+            if err is None:
+                entry["outcome"] = "not raised"
+            else:
+                same = type(err) is self.kind and self.text in str(err)
+                entry.update(
+                    outcome="same" if same else "changed", type=type(err).__name__, message=_cut(str(err))
+                )
+                print(f"{type(err).__name__}: {err}")
+            record["expected_errors"].append(entry)
+            return True
+
+    def check(value, line, text):
+        record["asserts"].append({"line": line, "text": text, "holds": bool(value)})
+
+    namespace = {"__name__": "__main__", "__file__": str(path), "__matrix_assert__": check}
+    out = io.StringIO()
+    torch.manual_seed(0)
+    with contextlib.redirect_stdout(out):
+        for start, code in _blocks(path):
+            try:
+                exec(code, namespace)
+            except Exception as err:
+                lines = [f.lineno for f in traceback.extract_tb(err.__traceback__) if f.filename == str(path)]
+                record["errors"].append(
+                    {
+                        "line": lines[-1] if lines else start,
+                        "type": type(err).__name__,
+                        "message": _cut(str(err)),
+                    }
+                )
+            if "expect_error" in namespace and namespace["expect_error"] is not ExpectError:
+                namespace["expect_error"] = ExpectError
+    record["output"] = _cut(out.getvalue())
+    return record
+
+
+def _recipe_in_child(path):
+    started = time.monotonic()
+    try:
+        proc = subprocess.run(
+            [sys.executable, __file__, "--recipe", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=RECIPE_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired:
+        result = {"errors": [{"line": 0, "type": "TimeoutError", "message": f"over {RECIPE_TIMEOUT} s"}]}
+    else:
+        try:
+            result = json.loads(proc.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-10:])
+            message = f"its process ended (exit {proc.returncode}): {tail}"
+            result = {"errors": [{"line": 0, "type": "ProcessError", "message": _cut(message)}]}
+    result.setdefault("expected_errors", [])
+    result.setdefault("asserts", [])
+    result["seconds"] = round(time.monotonic() - started, 1)
+    return result
+
+
+# --- one release ----------------------------------------------------------------------
+
+
+def run_release(release, install_seconds=None):
+    import claims_ledger
+    import claims_runner
+    import torch
+
+    started = time.monotonic()
+    record = provenance(release, torch=torch.__version__, status="ok")
+    claims = claims_ledger.load()
+    observed = claims_runner.run_all(claims_ledger.LEDGER, timeout=60, claims=claims)
+    record["claims"] = {
+        c["id"]: {
+            "hash": matrix_data.claim_hash(c),
+            "verdict": observed[c["id"]][0],
+            "evidence": _cut(observed[c["id"]][1]),
+        }
+        for c in claims
+    }
+    record["recipes"] = {}
+    for path in matrix_data.recipe_paths():
+        result = _recipe_in_child(path)
+        result["hash"] = matrix_data.recipe_hash(path)
+        record["recipes"][path.stem] = result
+    record["seconds"] = {"run": round(time.monotonic() - started, 1)}
+    if install_seconds is not None:
+        record["seconds"]["install"] = round(install_seconds, 1)
+    return record
+
+
+def changed_verdicts(record, previous, ledger_verdicts):
+    """Claims whose verdict on this release differs from the one recorded before for it (same
+    code), or, for a release recorded for the first time, from the ledger's verdict. Results
+    recorded with another build of the release (+cu121 then +cpu, say) are not compared: a
+    verdict that depends on the build (an accelerator) is no change of the release."""
+    if previous is not None and previous.get("torch") != record.get("torch"):
+        return []
+    found = []
+    for claim_id, result in record["claims"].items():
+        before = (previous or {}).get("claims", {}).get(claim_id)
+        if before is not None and before.get("hash") == result["hash"]:
+            expected, source = before["verdict"], "recorded before"
+        elif previous is None:
+            expected, source = ledger_verdicts.get(claim_id), "the ledger"
+        else:
+            continue
+        if result["verdict"] != expected:
+            found.append(f"claim {claim_id}: {result['verdict'] or 'an error'} (was {expected} in {source})")
+    return found
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("release", nargs="?")
+    parser.add_argument("--install-seconds", type=float)
+    parser.add_argument("--out", default=str(matrix_data.MATRIX_DIR))
+    parser.add_argument("--recipe", help="(child) run one recipe, print its result as JSON")
+    parser.add_argument("--not-run", metavar="REASON", help="record that RELEASE could not be installed")
+    parser.add_argument(
+        "--strict", action="store_true", help="exit 1 when a claim's verdict changed (named on stderr)"
+    )
+    args = parser.parse_args(argv)
+    if args.recipe:
+        print(json.dumps(run_recipe(Path(args.recipe).resolve()), ensure_ascii=False))
+        return 0
+    if args.not_run:
+        path = matrix_data.data_file(args.release, args.out)
+        if path.exists() and json.loads(path.read_text(encoding="utf-8")).get("status") == "ok":
+            print(f"torch {args.release} not run ({args.not_run}); its earlier results stay in {path}")
+            return 0
+        matrix_data.write(provenance(args.release, status="not run", reason=args.not_run), args.out)
+        return 0
+    import claims_ledger
+
+    previous_path = matrix_data.data_file(args.release, args.out)
+    previous = json.loads(previous_path.read_text(encoding="utf-8")) if previous_path.exists() else None
+    if previous is not None and previous.get("status") != "ok":
+        previous = None
+    record = run_release(args.release, args.install_seconds)
+    path = matrix_data.write(record, args.out)
+    ledger = {c["id"]: c["verdict"] for c in claims_ledger.load()}
+    changed = changed_verdicts(record, previous, ledger)
+    states = [matrix_data.recipe_state(r) for r in record["recipes"].values()]
+    verdicts = [c["verdict"] for c in record["claims"].values()]
+    print(
+        f"torch {record['torch']}: {sum(v == ledger[i] for i, v in zip(record['claims'], verdicts))}"
+        f"/{len(verdicts)} claims as the ledger says, "
+        f"{states.count(matrix_data.HOLDS)}/{len(states)} recipes as shown; wrote {path}"
+    )
+    for line in changed:
+        print(line, file=sys.stderr)
+        if os.environ.get("GITHUB_ACTIONS"):  # an annotation on the job's summary
+            print(f"::error title=torch {args.release}::{line}")
+    return 1 if changed and args.strict else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

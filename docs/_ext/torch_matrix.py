@@ -1,0 +1,377 @@
+"""The torch-versions matrix on the site, from the recorded data in docs/matrix/ (matrix_data).
+
+- ``.. torch-matrix:: summary | news | table`` on the versions page: which
+  releases were checked, what changed from which release (news for readers),
+  and the table: claims and recipes as rows, releases as columns, one symbol
+  per cell with the evidence in a ``<details>`` element.
+- ``.. torch-releases::`` on the landing page: one line naming the releases.
+- Every recipe page and the two article pages get one generated line after
+  their title: "Behaves as shown on torch A–B; on C–D: <what differs>",
+  linking to the versions page.
+- The build never installs another torch: it reads the data. The pinned
+  release's recorded claim verdicts are compared with the build's own live run
+  (the claims extension's results) at the start of every build: a difference is
+  a warning naming the claim and both verdicts, so ``-W`` fails the build.
+
+Text goes through ``sphinx.locale._`` (Korean in locales/ko/LC_MESSAGES/sphinx.po);
+evidence is shown as recorded.
+"""
+
+import hashlib
+import html
+from importlib.metadata import version
+from pathlib import Path
+
+import claims
+import claims_ledger
+import matrix_data
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.locale import _
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+logger = logging.getLogger(__name__)
+VERSIONS_DOC = "versions"
+ARTICLES = ("inplace_overview", "no_grad_guide")  # pages whose claims make their line
+EVIDENCE_CHARS = 1500
+
+
+def _labels():
+    return {
+        matrix_data.HOLDS: _("holds"),
+        matrix_data.NOT_HOLD: _("does not hold"),
+        matrix_data.IN_PART: _("holds in part"),
+        matrix_data.ERROR_CHANGED: _("error changed"),
+        matrix_data.ERROR: _("the check failed to run"),
+        matrix_data.STALE: _("not checked since the code changed"),
+        matrix_data.NOT_RUN: _("release not run"),
+    }
+
+
+def _templates():
+    """The English templates of matrix_data.differences, and their translations."""
+    return {
+        "claim %s: %s (the page says: %s)": _("claim %(name)s: %(observed)s (the page says: %(expected)s)"),
+        "the error at line %d reads differently": _("the error at line %(line)d reads differently"),
+        "the error at line %d reads differently: %s where the page has %s": _(
+            "the error at line %(line)d reads differently: “%(here)s” where the page has “%(page)s”"
+        ),
+        "the error at line %d is not raised": _("the error at line %(line)d is not raised"),
+        "the check at line %d fails": _("the check at line %(line)d fails"),
+        "line %d raises %s": _("line %(line)d raises %(error)s"),
+        "the error at line %d is worded differently: %s where the page has %s": _(
+            "the error at line %(line)d is worded differently: “%(here)s” where the page has “%(page)s”"
+        ),
+    }
+
+
+def _say(differences):
+    templates, labels = _templates(), _labels()
+    said = []
+    for template, values in differences:
+        if template.startswith("claim"):
+            name, observed, expected = values
+            said.append(
+                templates[template]
+                % {"name": name, "observed": labels[observed], "expected": labels[expected]}
+            )
+        elif "where the page has" in template:
+            line, here, page = values
+            said.append(templates[template] % {"line": line, "here": here, "page": page})
+        elif template.startswith("line"):
+            said.append(templates[template] % {"line": values[0], "error": values[1]})
+        else:
+            said.append(templates[template] % {"line": values[0]})
+    return "; ".join(dict.fromkeys(said))
+
+
+class _State:
+    """What the pages are made from, read once per build (and again when the files change)."""
+
+    def __init__(self, app):
+        ledger = Path(app.config.claims_ledger)
+        self.records = matrix_data.load_all(app.config.torch_matrix_dir)
+        self.hashes = matrix_data.current_hashes(ledger)
+        self.claims = claims_ledger.load(ledger)
+        self.verdicts = {c["id"]: c["verdict"] for c in self.claims}
+        self.checked = [r["release"] for r in self.records if r.get("status") == "ok"]
+        self.pinned = version("torch").split("+")[0]  # what the pages show (read without importing torch)
+        self.reference = next(
+            (r for r in self.records if r["release"] == self.pinned and r.get("status") == "ok"), None
+        )
+
+
+def _state(app):
+    if getattr(app, "_torch_matrix", None) is None:
+        app._torch_matrix = _State(app)
+    return app._torch_matrix
+
+
+def digest(app):
+    """Changes when the data, the ledger, a recipe or this code changes: pages are rebuilt."""
+    parts = [Path(__file__).read_bytes(), Path(app.config.claims_ledger).read_bytes()]
+    parts += [p.read_bytes() for p in sorted(Path(app.config.torch_matrix_dir).glob("*.json"))]
+    parts += [p.read_bytes() for p in matrix_data.recipe_paths()]
+    return hashlib.sha256(b"\0".join(parts)).hexdigest()[:16]
+
+
+class placeholder(nodes.General, nodes.Element):
+    """Filled in at doctree-resolved, when titles and links are known."""
+
+
+def _skip(self, node):
+    raise nodes.SkipNode
+
+
+class TorchMatrix(SphinxDirective):
+    required_arguments = 1  # summary, news or table
+
+    def run(self):
+        part = directives.choice(self.arguments[0], ("summary", "news", "table"))
+        return [placeholder(part=part)]
+
+
+class TorchReleases(SphinxDirective):
+    def run(self):
+        return [placeholder(part="releases")]
+
+
+# --- what the pages show -------------------------------------------------------------
+
+
+def _row_label(kind, name, builder, docname, env):
+    if kind == "claims":
+        uri = builder.get_relative_uri(docname, claims.CLAIMS_DOC) + "#claim-" + name
+        return f'<a href="{html.escape(uri)}"><code>{html.escape(name)}</code></a>'
+    target = f"recipes/{name}"
+    title = env.titles[target].astext() if target in env.titles else name
+    return f'<a href="{html.escape(builder.get_relative_uri(docname, target))}">{html.escape(title)}</a>'
+
+
+def _evidence(kind, result):
+    if result is None:
+        return ""
+    if kind == "claims":
+        text = result.get("evidence", "")
+    else:
+        lines = []
+        for err in result.get("expected_errors", []):
+            got = f"{err['type']}: {err['message']}" if "type" in err else "nothing raised"
+            lines.append(
+                f"line {err['line']} ({err['outcome']}): expected {err['kind']} with {err['text']!r}\n  {got}"
+            )
+        for check in result.get("asserts", []):
+            lines.append(
+                f"line {check['line']}: assert {check['text']}: {'holds' if check['holds'] else 'fails'}"
+            )
+        for err in result.get("errors", []):
+            lines.append(f"line {err['line']}: {err['type']}: {err['message']}")
+        text = "\n".join(lines)
+    text = text.strip() or "(no output)"
+    return text if len(text) <= EVIDENCE_CHARS else text[:EVIDENCE_CHARS] + " […]"
+
+
+def table_html(state, builder, docname, env):
+    """The matrix as an HTML table (a function of the data it is given: tested on a fixture)."""
+    labels = _labels()
+    head = [f'<th scope="col">{html.escape(_("claim or recipe"))}</th>']
+    for record in state.records:
+        if record.get("status") == "ok":
+            title = f"torch {record['torch']} · Python {record['python']} · {record['platform']} · {record['date']}"
+        else:
+            title = f"{labels[matrix_data.NOT_RUN]}: {record.get('reason', '')}"
+        head.append(f'<th scope="col" title="{html.escape(title)}">{html.escape(record["release"])}</th>')
+    rows = []
+    groups = (
+        ("claims", _("Claims"), list(state.hashes["claims"])),
+        ("recipes", _("Recipes"), list(state.hashes["recipes"])),
+    )
+    for kind, heading, names in groups:
+        rows.append(
+            f'<tr class="group"><th scope="rowgroup" colspan="{len(head)}">{html.escape(heading)}</th></tr>'
+        )
+        for name in names:
+            cells = [f'<th scope="row">{_row_label(kind, name, builder, docname, env)}</th>']
+            for record in state.records:
+                cell_state, result = matrix_data.cell(record, kind, name, state.hashes)
+                label = labels[cell_state]
+                what = matrix_data.differences(
+                    record, kind, name, state.hashes, state.verdicts, state.reference
+                )
+                classes = "state-" + cell_state.replace(" ", "-") + (" differs" if what else "")
+                symbol = html.escape(matrix_data.SYMBOLS[cell_state])
+                if cell_state in (matrix_data.STALE, matrix_data.NOT_RUN) or result is None:
+                    cells.append(
+                        f'<td class="{classes}" title="{html.escape(label)}"><span aria-hidden="true">{symbol}</span><span class="sr-only">{html.escape(label)}</span></td>'
+                    )
+                    continue
+                evidence = html.escape(_evidence(kind, result))
+                cells.append(
+                    f'<td class="{classes}"><details><summary title="{html.escape(label)}">'
+                    f'<span aria-hidden="true">{symbol}</span><span class="sr-only">{html.escape(label)}</span></summary>'
+                    f"<pre>{evidence}</pre></details></td>"
+                )
+            rows.append("<tr>" + "".join(cells) + "</tr>")
+    legend = " · ".join(
+        f'<span class="state-{s.replace(" ", "-")}">{html.escape(matrix_data.SYMBOLS[s])}</span> {html.escape(labels[s])}'
+        for s in matrix_data.STATES
+    )
+    return (
+        f'<p class="torch-matrix-legend">{legend}</p>\n'
+        f'<div class="torch-matrix-scroll" role="region" tabindex="0" aria-label="{html.escape(_("Torch versions"))}"><table class="torch-matrix">'
+        f"<thead><tr>{''.join(head)}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>\n"
+    )
+
+
+def _news(state, builder, docname, env):
+    news = matrix_data.first_changes(state.records, state.hashes, state.verdicts, state.reference)
+    if not news:
+        return [nodes.paragraph("", _("No claim or recipe behaves differently on any release checked."))]
+    items = nodes.bullet_list(classes=["torch-matrix-news"])
+    for kind, name, release, summary in news:
+        para = nodes.paragraph()
+        para += nodes.raw("", _row_label(kind, name, builder, docname, env), format="html")
+        changed = _("changed on torch %(release)s") % {"release": release}
+        para += nodes.Text(f" ({changed}): {_summary_text(*summary)}.")
+        items += nodes.list_item("", para)
+    return [items]
+
+
+def _summary(state):
+    if not state.records:
+        return nodes.paragraph("", _("No torch release has been checked yet."))
+    ranges = matrix_data.ranges(state.checked, state.checked)
+    text = _("Checked on %(count)d torch releases: %(releases)s.") % {
+        "count": len(state.checked),
+        "releases": ", ".join(ranges),
+    }
+    cuda = [r["release"] for r in state.records if "+cu" in r.get("torch", "")]
+    if cuda:
+        text += " " + _(
+            "%(releases)s: the registry's CUDA builds, run on a machine without a GPU; the others: CPU builds."
+        ) % {"releases": ", ".join(matrix_data.ranges(cuda, state.checked))}
+    skipped = [r for r in state.records if r.get("status") != "ok"]
+    for record in skipped:
+        text += " " + _("torch %(release)s could not be checked: %(reason)s.") % {
+            "release": record["release"],
+            "reason": record.get("reason", "?").rstrip("."),
+        }
+    return nodes.paragraph("", text, classes=["torch-matrix-summary"])
+
+
+def _summary_text(good, bad, unknown):
+    parts = []
+    if good:
+        parts.append(_("Behaves as shown on torch %(releases)s") % {"releases": ", ".join(good)})
+    for releases, what in bad:
+        parts.append(_("on %(releases)s: %(what)s") % {"releases": ", ".join(releases), "what": _say(what)})
+    if unknown:
+        parts.append(
+            _("not checked on %(releases)s since its code changed") % {"releases": ", ".join(unknown)}
+        )
+    if not parts:
+        parts.append(_("Not checked on other torch releases yet"))
+    return "; ".join(parts)
+
+
+def page_line(state, rows, builder, docname):
+    """The generated line of a recipe or article page: where it behaves as shown, and what differs."""
+    summary = matrix_data.page_summary(state.records, rows, state.hashes, state.verdicts, state.reference)
+    para = nodes.paragraph(classes=["torch-versions-line"])
+    para += nodes.Text(_summary_text(*summary) + ". ")
+    uri = builder.get_relative_uri(docname, VERSIONS_DOC)
+    para += nodes.reference("", _("All torch versions"), refuri=uri, internal=True)
+    return para
+
+
+def _page_rows(state, docname):
+    rows = [("claims", c["id"]) for c in state.claims if c["page"] == docname]
+    if docname.startswith("recipes/") and docname[len("recipes/") :] in state.hashes["recipes"]:
+        rows.insert(0, ("recipes", docname[len("recipes/") :]))
+    return rows
+
+
+def _fill(app, doctree, docname):
+    if app.builder.format != "html":
+        for node in list(doctree.findall(placeholder)):
+            node.parent.remove(node)
+        return
+    state = _state(app)
+    builder, env = app.builder, app.env
+    for node in list(doctree.findall(placeholder)):
+        part = node["part"]
+        if part == "table":
+            node.replace_self(nodes.raw("", table_html(state, builder, docname, env), format="html"))
+        elif part == "news":
+            node.replace_self(_news(state, builder, docname, env))
+        elif part == "summary":
+            node.replace_self(_summary(state))
+        else:  # releases, on the landing page
+            para = _summary(state)
+            para += nodes.Text(" ")
+            para += nodes.reference(
+                "",
+                _("What differs between releases"),
+                refuri=builder.get_relative_uri(docname, VERSIONS_DOC),
+                internal=True,
+            )
+            node.replace_self(para)
+    rows = _page_rows(state, docname)
+    if rows and (docname.startswith("recipes/plot_") or docname in ARTICLES):
+        section = next(iter(doctree.findall(nodes.section)), None)
+        if section is not None:
+            section.insert(1, page_line(state, rows, builder, docname))
+
+
+def _check_pinned(app):
+    """The pinned release's recorded verdicts must be what the build's live run observes.
+
+    Run at the start of every build (env-get-outdated), changed pages or not, so a
+    rebuild fails the same way; the live results are the claims extension's (cached)."""
+    import torch
+
+    release = torch.__version__.split("+")[0]
+    state = _state(app)
+    record = next((r for r in state.records if r["release"] == release and r.get("status") == "ok"), None)
+    where = matrix_data.data_file(release, app.config.torch_matrix_dir)
+    if record is None:
+        logger.warning(
+            "no recorded results for the pinned torch %s: run nox -s matrix -- %s (%s)",
+            release,
+            release,
+            where,
+        )
+        return
+    observed = claims.results(app)
+    for claim_id, recorded, live in matrix_data.live_mismatches(record, observed, state.hashes):
+        logger.warning(
+            "claim %s on the pinned torch %s: recorded %r in %s, but the live run gives %r",
+            claim_id,
+            release,
+            recorded,
+            where.name,
+            live,
+            location=str(where),
+        )
+
+
+def _outdated(app, env, added, changed, removed):
+    app._torch_matrix = None  # read the data again
+    _check_pinned(app)
+    key = digest(app)
+    if getattr(env, "torch_matrix_digest", None) == key:
+        return []
+    env.torch_matrix_digest = key
+    pages = {"index", VERSIONS_DOC, *ARTICLES} | {d for d in env.all_docs if d.startswith("recipes/plot_")}
+    return sorted(pages & set(env.all_docs))
+
+
+def setup(app):
+    app.add_config_value("torch_matrix_dir", str(matrix_data.MATRIX_DIR), "env", types=(str,))
+    app.add_node(placeholder, **{f: (_skip, None) for f in ("html", "latex", "text", "man", "texinfo")})
+    app.add_directive("torch-matrix", TorchMatrix)
+    app.add_directive("torch-releases", TorchReleases)
+    app.connect("env-get-outdated", _outdated)
+    app.connect("doctree-resolved", _fill)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

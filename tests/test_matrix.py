@@ -1,0 +1,282 @@
+"""The torch-versions matrix: recorded data, staleness, the pinned-release check, and the page.
+
+Unit tests on small fixtures (two releases); no build and no other torch. The
+fault build (test_build_faults.py) checks that a recorded verdict the live run
+contradicts fails a real build.
+"""
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+import claims_ledger  # noqa: E402
+import matrix_data  # noqa: E402
+import matrix_runner  # noqa: E402
+import torch_matrix  # noqa: E402
+
+CLAIMS = claims_ledger.load()
+HASHES = matrix_data.current_hashes()
+VERDICTS = {c["id"]: c["verdict"] for c in CLAIMS}
+RECIPE = "plot_02_residual_add"
+CLAIM = "inplace-reuses-memory"
+
+
+def record(release, verdicts=None, recipes=None, hashes=HASHES):
+    """A data file's content: every claim as the ledger says, every recipe holding."""
+    verdicts = {**VERDICTS, **(verdicts or {})}
+    recipe_results = {
+        name: {
+            "hash": h,
+            "expected_errors": [],
+            "asserts": [{"line": 1, "text": "ok", "holds": True}],
+            "errors": [],
+        }
+        for name, h in hashes["recipes"].items()
+    }
+    recipe_results.update(recipes or {})
+    return {
+        "release": release,
+        "torch": release,
+        "python": "3.11.7",
+        "platform": "Linux-x86_64",
+        "date": "2026-11-30T00:00:00Z",
+        "status": "ok",
+        "claims": {
+            i: {
+                "hash": hashes["claims"][i],
+                "verdict": verdicts[i],
+                "evidence": f"evidence of {i} on {release}",
+            }
+            for i in hashes["claims"]
+        },
+        "recipes": recipe_results,
+    }
+
+
+CHANGED_ERROR = {
+    "hash": HASHES["recipes"][RECIPE],
+    "expected_errors": [
+        {
+            "line": 86,
+            "kind": "RuntimeError",
+            "text": "modified by an inplace operation",
+            "outcome": "changed",
+            "type": "RuntimeError",
+            "message": "planted: another message",
+        }
+    ],
+    "asserts": [],
+    "errors": [],
+}
+FLIPPED = "does not hold" if VERDICTS[CLAIM] == "holds" else "holds"
+FIXTURE = [record("2.0.1", {CLAIM: FLIPPED}, {RECIPE: CHANGED_ERROR}), record("2.13.0")]
+
+
+def test_cells_show_each_release():
+    old, new = FIXTURE
+    assert matrix_data.cell(old, "claims", CLAIM, HASHES)[0] == FLIPPED
+    assert matrix_data.cell(new, "claims", CLAIM, HASHES)[0] == VERDICTS[CLAIM]
+    assert matrix_data.cell(old, "recipes", RECIPE, HASHES)[0] == matrix_data.ERROR_CHANGED
+    assert matrix_data.cell(new, "recipes", RECIPE, HASHES)[0] == matrix_data.HOLDS
+    not_run = {"release": "2.5.1", "status": "not run", "reason": "pip install failed"}
+    assert matrix_data.cell(not_run, "claims", CLAIM, HASHES)[0] == matrix_data.NOT_RUN
+
+
+def test_a_changed_claim_marks_only_its_own_cells_not_checked(tmp_path):
+    """On a copy of the ledger, one claim's code changes: its cells go stale, no other's."""
+    text = (ROOT / "docs" / "claims.toml").read_text(encoding="utf-8")
+    start = text.index(f'id = "{CLAIM}"')
+    code_at = text.index("code = ", start)
+    copy = tmp_path / "claims.toml"
+    copy.write_text(text[:code_at] + text[code_at:].replace("'''\n", "'''\n# changed\n", 1), encoding="utf-8")
+    changed = matrix_data.current_hashes(copy)
+    assert changed["claims"][CLAIM] != HASHES["claims"][CLAIM]
+    for release in FIXTURE:
+        states = {i: matrix_data.cell(release, "claims", i, changed)[0] for i in HASHES["claims"]}
+        assert states[CLAIM] == matrix_data.STALE
+        assert all(s != matrix_data.STALE for i, s in states.items() if i != CLAIM)
+        assert all(
+            matrix_data.cell(release, "recipes", r, changed)[0] != matrix_data.STALE
+            for r in HASHES["recipes"]
+        )
+
+
+def test_a_changed_recipe_marks_only_its_own_cells_not_checked(tmp_path):
+    recipes = tmp_path / "recipes"
+    shutil.copytree(ROOT / "recipes", recipes)
+    path = recipes / f"{RECIPE}.py"
+    path.write_text(path.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+    changed = matrix_data.current_hashes(recipes_dir=recipes)
+    states = {r: matrix_data.cell(FIXTURE[1], "recipes", r, changed)[0] for r in HASHES["recipes"]}
+    assert states.pop(RECIPE) == matrix_data.STALE
+    assert set(states.values()) == {matrix_data.HOLDS}
+
+
+def test_a_recorded_verdict_the_live_run_contradicts_is_named_with_both_verdicts():
+    pinned = FIXTURE[1]
+    observed = {i: (v, "") for i, v in VERDICTS.items()}
+    assert matrix_data.live_mismatches(pinned, observed, HASHES) == []
+    observed[CLAIM] = (FLIPPED, "")
+    assert matrix_data.live_mismatches(pinned, observed, HASHES) == [(CLAIM, VERDICTS[CLAIM], FLIPPED)]
+    observed[CLAIM] = (None, "Traceback")
+    assert matrix_data.live_mismatches(pinned, observed, HASHES) == [(CLAIM, VERDICTS[CLAIM], "error")]
+
+
+def test_news_names_the_first_release_where_behaviour_changed():
+    news = matrix_data.first_changes(FIXTURE, HASHES, VERDICTS)
+    assert [(kind, name, release) for kind, name, release, _ in news] == [
+        ("claims", CLAIM, "2.13.0"),
+        ("recipes", RECIPE, "2.13.0"),
+    ]
+    three = [FIXTURE[1], record("2.14.1", {CLAIM: FLIPPED})]
+    ((kind, name, release, what),) = matrix_data.first_changes(three, HASHES, VERDICTS)
+    assert (name, release) == (CLAIM, "2.14.1")
+    flipped = [("claim %s: %s (the page says: %s)", (CLAIM, FLIPPED, VERDICTS[CLAIM]))]
+    assert what == (["2.13.0"], [(["2.14.1"], flipped)], [])
+
+
+def test_an_error_worded_otherwise_than_on_the_pinned_release_is_news():
+    """The pages show the pinned release's messages: another wording elsewhere is a difference."""
+    same = dict(CHANGED_ERROR["expected_errors"][0], outcome="same")
+    pinned = record(
+        "2.13.0", recipes={RECIPE: dict(CHANGED_ERROR, expected_errors=[dict(same, message="new")])}
+    )
+    old = record("2.0.1", recipes={RECIPE: dict(CHANGED_ERROR, expected_errors=[dict(same, message="old")])})
+    assert matrix_data.differences(old, "recipes", RECIPE, HASHES, VERDICTS) == []
+    worded = [("the error at line %d is worded differently: %s where the page has %s", (86, "old", "new"))]
+    assert matrix_data.differences(old, "recipes", RECIPE, HASHES, VERDICTS, pinned) == worded
+    news = matrix_data.first_changes([old, pinned], HASHES, VERDICTS, pinned)
+    assert news == [("recipes", RECIPE, "2.13.0", (["2.13.0"], [(["2.0.1"], worded)], []))]
+
+
+def test_page_summary_gives_ranges_and_what_differs():
+    records = [
+        record("2.0.1", recipes={RECIPE: CHANGED_ERROR}),
+        record("2.1.2", recipes={RECIPE: CHANGED_ERROR}),
+    ]
+    records += [record("2.2.2"), record("2.3.1")]
+    good, bad, unknown = matrix_data.page_summary(records, [("recipes", RECIPE)], HASHES, VERDICTS)
+    assert good == ["2.2.2–2.3.1"]
+    assert bad == [(["2.0.1–2.1.2"], [("the error at line %d reads differently", (86,))])]
+    assert unknown == []
+
+
+class FakeBuilder:
+    def get_relative_uri(self, source, target):
+        return f"{target}.html"
+
+
+class FakeEnv:
+    titles = {}
+
+
+class FakeState:
+    def __init__(self, records):
+        self.records, self.hashes, self.verdicts = records, HASHES, VERDICTS
+        self.claims = CLAIMS
+        self.checked = [r["release"] for r in records if r.get("status") == "ok"]
+        self.reference = records[-1]  # the pinned release: the newest of the fixture
+
+
+def test_the_matrix_page_renders_the_data_it_is_given():
+    html = torch_matrix.table_html(FakeState(FIXTURE), FakeBuilder(), "versions", FakeEnv())
+    assert html.count('<th scope="col"') == 1 + len(FIXTURE)
+    assert ">2.0.1</th>" in html and ">2.13.0</th>" in html
+    rows = html.count("<tr>") - 1  # less the header row
+    assert rows == len(HASHES["claims"]) + len(HASHES["recipes"])
+    assert html.count("<details>") == rows * len(FIXTURE)
+    assert f"evidence of {CLAIM} on 2.0.1" in html and f"evidence of {CLAIM} on 2.13.0" in html
+    assert "planted: another message" in html  # a recipe's changed error, as evidence
+    assert html.count('class="state-error-changed differs"') == 1
+    assert html.count(' differs"') == 2  # the flipped claim and the changed error, on 2.0.1 only
+    assert f'href="claims.html#claim-{CLAIM}"' in html
+
+
+def test_a_recipe_page_line_says_where_it_behaves_as_shown():
+    line = torch_matrix.page_line(
+        FakeState(FIXTURE), [("recipes", RECIPE)], FakeBuilder(), f"recipes/{RECIPE}"
+    )
+    assert line.astext() == (
+        "Behaves as shown on torch 2.13.0; on 2.0.1: the error at line 86 reads differently. All torch versions"
+    )
+
+
+def test_a_recipe_records_each_expected_error_and_check_without_stopping(tmp_path):
+    """The runner's recipe mode on a planted recipe: a changed message, a missing error, a failed
+    assert and an unexpected error are all recorded, and the blocks after them still run."""
+    recipe = tmp_path / "plot_planted.py"
+    source = (ROOT / "recipes" / f"{RECIPE}.py").read_text(encoding="utf-8")
+    checker = source[: source.index("# %%\n# When in place")]
+    recipe.write_text(
+        checker
+        + "# %%\n"
+        + 'with expect_error(RuntimeError, "another text"):\n    torch.ones(2).view(3)\n'
+        + 'with expect_error(ValueError, "never"):\n    pass\n'
+        + "assert 1 + 1 == 3\n"
+        + "# %%\nraise KeyError('planted')\n"
+        + "# %%\nprint('last block ran')\nassert True\n",
+        encoding="utf-8",
+    )
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "docs/_ext/matrix_runner.py"), "--recipe", str(recipe)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    assert [e["outcome"] for e in result["expected_errors"]] == ["changed", "not raised"]
+    assert result["expected_errors"][0]["type"] == "RuntimeError"
+    assert [(a["text"], a["holds"]) for a in result["asserts"]] == [("1 + 1 == 3", False), ("True", True)]
+    assert [e["type"] for e in result["errors"]] == ["KeyError"]
+    assert "last block ran" in result["output"]
+    assert matrix_data.recipe_state(result) == matrix_data.NOT_HOLD
+
+
+def test_a_new_release_fails_strict_runs_naming_the_claim():
+    new = FIXTURE[0]
+    assert matrix_runner.changed_verdicts(new, None, VERDICTS) == [
+        f"claim {CLAIM}: {FLIPPED} (was {VERDICTS[CLAIM]} in the ledger)"
+    ]
+    assert matrix_runner.changed_verdicts(new, new, VERDICTS) == []
+    recorded = record("2.0.1")
+    assert matrix_runner.changed_verdicts(new, recorded, VERDICTS) == [
+        f"claim {CLAIM}: {FLIPPED} (was {VERDICTS[CLAIM]} in recorded before)"
+    ]
+    assert matrix_runner.changed_verdicts(new, dict(recorded, torch="2.0.1+cu117"), VERDICTS) == []
+
+
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "docs" / "matrix").glob("torch-*.json")), ids=lambda p: p.stem
+)
+def test_recorded_data_has_its_provenance(path):
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert path.name == f"torch-{data['release']}.json"
+    assert {"release", "python", "platform", "date", "status"} <= set(data)
+    if data["status"] == "ok":
+        assert data["torch"].split("+")[0] == data["release"]
+        assert all(r["hash"] for r in [*data["claims"].values(), *data["recipes"].values()])
+        assert "/work/" not in path.read_text(encoding="utf-8")
+    else:
+        assert data["reason"]
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_built_pages_carry_the_matrix(built_site, lang):
+    """On the shared build: the versions page has its table, the landing page names the releases,
+    and every recipe page and both article pages carry their generated version line."""
+    project = built_site[0]
+    html = project / "build" / "html" / lang
+    versions = (html / "versions.html").read_text(encoding="utf-8")
+    recorded = [p.stem.removeprefix("torch-") for p in (ROOT / "docs" / "matrix").glob("torch-*.json")]
+    assert 'class="torch-matrix"' in versions and all(f">{r}</th>" in versions for r in recorded)
+    assert 'class="torch-matrix-summary"' in (html / "index.html").read_text(encoding="utf-8")
+    pages = [f"recipes/{p.stem}.html" for p in matrix_data.recipe_paths()] + ["no_grad_guide.html"]
+    for page in pages + ["inplace_overview.html"]:
+        text = (html / page).read_text(encoding="utf-8")
+        assert text.count('class="torch-versions-line"') == 1, page
