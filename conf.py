@@ -15,6 +15,7 @@ author = "the autograd-recipes contributors"
 copyright = "2026, the autograd-recipes contributors"
 
 extensions = [
+    "kernel_ipc",
     "myst_nb",
     "sphinx_gallery.gen_gallery",
     "sphinx_copybutton",

@@ -59,3 +59,27 @@ def test_myst_nb_writes_executed_notebooks_beside_the_output_folder():
 
 def test_executed_notebooks_are_not_published(built_site):
     assert not (built_site[0] / "build" / "html" / upstream.MYST_NB_OUTPUT_FOLDER).exists()
+
+
+def test_jupyter_client_launches_kernels_through_the_environments_default_provisioner(capfd, monkeypatch):
+    """docs/_ext/kernel_ipc.py: the provisioner named by JUPYTER_DEFAULT_PROVISIONER_NAME,
+    found through the entry point of the dist-info beside it, runs the kernel over IPC, so
+    the kernel has nothing to warn about."""
+    import kernel_ipc
+    from jupyter_client.manager import KernelManager
+    from jupyter_client.provisioning import KernelProvisionerFactory
+
+    monkeypatch.setenv("JUPYTER_DEFAULT_PROVISIONER_NAME", kernel_ipc.NAME)
+    monkeypatch.setattr(KernelProvisionerFactory, "_instance", None)  # the singleton reads it once
+    manager = KernelManager(kernel_name="python3")
+    manager.start_kernel()
+    try:
+        client = manager.client()
+        client.start_channels()
+        client.wait_for_ready(timeout=60)
+        client.stop_channels()
+        assert type(manager.provisioner).__name__ == "IpcProvisioner", "the entry point was not found"
+        assert manager.transport == "ipc"
+    finally:
+        manager.shutdown_kernel(now=True)
+    assert "WARNING" not in "".join(capfd.readouterr()), "the kernel still warns"
