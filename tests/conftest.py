@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import background
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,31 +79,50 @@ EPOCH_2024 = "1704067200"  # 2024-01-01: builds must take their dates from SOURC
 CAN_UNSHARE = os.geteuid() == 0 and shutil.which("unshare") is not None
 
 
-@pytest.fixture(scope="session")
-def second_cold_build(request, tmp_path_factory):
-    """A second cold build of another copy, for the determinism test. When that test is
-    collected, it starts beside the shared build (two cores: about the time of one)."""
-    holder = request.config.stash.setdefault(_SECOND, {})
-    if "process" not in holder:
-        holder["project"] = copy_project(tmp_path_factory.mktemp("second") / "project")
-        holder["process"] = start_build(holder["project"], env={"SOURCE_DATE_EPOCH": EPOCH_2024})
-    code, output = wait_build(holder["process"])
-    return holder["project"], code, output
+# --- builds beside the tests (tests/background.py) ------------------------------------
+JOBS = background.Jobs(lambda stdout, stderr: _finish(stdout, stderr))
+PARALLEL_BUILDS = 4  # at once; most of a build is one core or waiting
+
+
+def background_build(project, *extra, env=None, offline=False, timeout=900):
+    """A background.Build of ``project`` with its docs/build.py (as build_site runs it)."""
+    command, env = _build_command(project, extra, env, offline)
+    return background.Build(project, command, env, timeout)
+
+
+def _shared(folder):
+    project = copy_project(folder / "project")
+    return background_build(project, env={"SOURCE_DATE_EPOCH": EPOCH_2024}, offline=CAN_UNSHARE)
+
+
+def _second(folder):
+    return background_build(copy_project(folder / "project"), env={"SOURCE_DATE_EPOCH": EPOCH_2024})
+
+
+JOBS.register("site", "built_site", _shared)
+JOBS.register("second", "second_cold_build", _second)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _background_builds(request, tmp_path_factory):
+    """Start every background build the collected tests need, before the first test."""
+    names = JOBS.needed(request.session.items)
+    if names:
+        JOBS.start(names, tmp_path_factory.mktemp, PARALLEL_BUILDS)
 
 
 @pytest.fixture(scope="session")
-def built_site(request, tmp_path_factory):
+def built_site():
     """The shared build: one fresh, cold, full build of a copy of the project, with
     SOURCE_DATE_EPOCH fixed (the first of the determinism test's two builds) and, where
     this machine allows (root and unshare), without network (the offline test). Tests
-    only read it; tests that change something work on a seeded copy."""
-    if any("second_cold_build" in item.fixturenames for item in request.session.items):
-        holder = request.config.stash.setdefault(_SECOND, {})
-        holder["project"] = copy_project(tmp_path_factory.mktemp("second") / "project")
-        holder["process"] = start_build(holder["project"], env={"SOURCE_DATE_EPOCH": EPOCH_2024})
-    project = copy_project(tmp_path_factory.mktemp("site") / "project")
-    code, output = build_site(project, env={"SOURCE_DATE_EPOCH": EPOCH_2024}, offline=CAN_UNSHARE)
-    return project, code, output
+    only read it; tests that change something work on a copy or a seeded copy."""
+    result = JOBS.result("site")
+    return result.project, result.code, result.output
 
 
-_SECOND = pytest.StashKey()
+@pytest.fixture(scope="session")
+def second_cold_build():
+    """A second cold build of another copy, for the determinism test, run beside the first."""
+    result = JOBS.result("second")
+    return result.project, result.code, result.output

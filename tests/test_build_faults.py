@@ -13,11 +13,11 @@ import json
 import re
 import sys
 import textwrap
-import time
 from importlib.metadata import version
 
 import pytest
-from conftest import ROOT, build_site, copy_project
+from background import snapshot
+from conftest import JOBS, ROOT, background_build, build_site, copy_project, seeded_copy
 
 PINNED = version("torch").split("+")[0]  # its recorded results: docs/matrix/torch-<PINNED>.json
 RECIPE_TIMEOUT = 8  # seconds, for the fault build: the planted endless recipe stops after this
@@ -152,9 +152,8 @@ def kept_claims(ledger_text, ids):
     return header + "".join("[[claim]]" + b for b in kept)
 
 
-@pytest.fixture(scope="module")
-def fault_build(tmp_path_factory):
-    project = copy_project(tmp_path_factory.mktemp("faults") / "path with space" / "project")
+def _faulty_project(folder):
+    project = copy_project(folder / "path with space" / "project")
     recipes, docs = project / "recipes", project / "docs"
     # recipes: two leave torch settings or a thread behind, five fail in different ways
     append(
@@ -226,10 +225,43 @@ def fault_build(tmp_path_factory):
     (docs / "planted_output.md").write_text(OUTPUT_NOTEBOOK)
     # a reference to a page that does not exist
     plant(docs / "index.rst", "Start with :doc:`inplace_overview`", "Start with :doc:`inplace_overveiw`")
-    started = time.monotonic()
-    code, output = build_site(project, "--lang", "en", "-D", f"recipe_timeout={RECIPE_TIMEOUT}", timeout=600)
-    (project.parent / "fault-build.log").write_text(output)  # for reading when a test fails
-    return project, code, output, time.monotonic() - started
+    return background_build(project, "--lang", "en", "-D", f"recipe_timeout={RECIPE_TIMEOUT}", timeout=600)
+
+
+def _keep_outputs(result):
+    """The fault build's outputs, copied for the tests to read while the second build runs."""
+    (result.project.parent / "fault-build.log").write_text(result.output)  # for reading when a test fails
+    result.extra["outputs"] = snapshot(result.project, result.project.parent.parent / "outputs" / "project")
+
+
+def _same_again(folder, first):
+    return background_build(
+        first.project, "--lang", "en", "-D", f"recipe_timeout={RECIPE_TIMEOUT}", timeout=600
+    )
+
+
+JOBS.register("faults", "fault_build", _faulty_project, then=_keep_outputs)
+JOBS.register("faults again", "fault_rebuild", _same_again, after=["faults"])
+
+
+@pytest.fixture(scope="module")
+def fault_build():
+    """(project, exit code, output, seconds) of the build carrying every fault."""
+    result = JOBS.result("faults")
+    return result.project, result.code, result.output, result.seconds
+
+
+@pytest.fixture(scope="module")
+def fault_outputs():
+    """A copy of the fault build's project as that build left it (build/, docs/recipes/)."""
+    return JOBS.result("faults").extra["outputs"]
+
+
+@pytest.fixture(scope="module")
+def fault_rebuild():
+    """A second build of the fault build's checkout, unchanged: (exit code, output)."""
+    result = JOBS.result("faults again")
+    return result.code, result.output
 
 
 def test_fault_build_fails_and_ends_despite_the_endless_thread(fault_build):
@@ -346,15 +378,14 @@ def test_located_fault_is_reported_by_file_and_line(fault_build, fault):
 
 
 @pytest.mark.parametrize("page", ["recipes/plot_02_residual_add.html", "planted_output.html"])
-def test_output_over_the_cap_is_cut_on_the_page(fault_build, page):
-    project = fault_build[0]
-    html = (project / "build/html/en" / page).read_text(encoding="utf-8")
+def test_output_over_the_cap_is_cut_on_the_page(fault_outputs, page):
+    html = (fault_outputs / "build/html/en" / page).read_text(encoding="utf-8")
     assert len(html.encode()) < 250_000
     assert "bytes printed, max_output_bytes is 100,000]" in html
 
 
-def test_notebook_without_a_cached_run_offers_no_download(fault_build):
-    project = fault_build[0]
+def test_notebook_without_a_cached_run_offers_no_download(fault_outputs):
+    project = fault_outputs
     html = (project / "build/html/en/no_grad_guide.html").read_text(encoding="utf-8")
     assert ".ipynb" not in html
     assert not (project / "build/notebooks/no_grad_guide.ipynb").exists()
@@ -400,8 +431,8 @@ def test_printed_build_path_is_refused_naming_the_page(fault_build):
     ), output
 
 
-def test_leaked_settings_do_not_reach_later_recipes_or_claims(fault_build, built_site):
-    project, code, output, seconds = fault_build
+def test_leaked_settings_do_not_reach_later_recipes_or_claims(fault_outputs, built_site):
+    project = fault_outputs
     # recipe 1 left float64 and no grad mode behind: recipe 2 still printed what it prints alone
     outputs = re.compile(r'<div class="sphx-glr-script-out.*?<pre>(.*?)</pre>', re.S)
     page = "build/html/en/recipes/plot_02_residual_add.html"
@@ -417,8 +448,8 @@ def test_leaked_settings_do_not_reach_later_recipes_or_claims(fault_build, built
         assert faulty[claim_id] == clean[claim_id], claim_id
 
 
-def test_faulty_runs_are_not_cached(fault_build):
-    project, code, output, seconds = fault_build
+def test_faulty_runs_are_not_cached(fault_outputs):
+    project = fault_outputs
     assert not list((project / "build/claims").glob("*.json")), "results with errors were cached"
     gallery = project / "docs/recipes"
     # the recipes that left something behind lose their cache entry and run again next time
@@ -438,19 +469,36 @@ EXITS = {
 }
 
 
+def _exiting(call):
+    def prepare(folder):
+        project = copy_project(folder / "project")
+        recipe = project / "recipes/plot_01_manual_weight_update.py"
+        plant(recipe, "import torch\n", f"import torch\nimport os, sys\n{call}\n")
+        return background_build(project, "--lang", "en")
+
+    return prepare
+
+
+for _call in EXITS:
+    JOBS.register(f"exit {_call}", "exit_builds", _exiting(_call))
+
+
+@pytest.fixture(scope="module")
+def exit_builds():
+    return {call: JOBS.result(f"exit {call}") for call in EXITS}
+
+
 @pytest.mark.parametrize("call", EXITS)
-def test_recipe_that_exits_fails_the_build_naming_it(tmp_path, call):
-    project = copy_project(tmp_path / "project")
-    recipe = project / "recipes/plot_01_manual_weight_update.py"
-    plant(recipe, "import torch\n", f"import torch\nimport os, sys\n{call}\n")
-    code, output = build_site(project, "--lang", "en")
-    assert code != 0, output
-    assert EXITS[call].format(line=line_of(recipe, call)) in output, output
-    assert "docs/build.py: the en build failed" in output
+def test_recipe_that_exits_fails_the_build_naming_it(exit_builds, call):
+    result = exit_builds[call]
+    recipe = result.project / "recipes/plot_01_manual_weight_update.py"
+    assert result.code != 0, result.output
+    assert EXITS[call].format(line=line_of(recipe, call)) in result.output, result.output
+    assert "docs/build.py: the en build failed" in result.output
 
 
-def test_recipe_that_ignores_its_timeout_is_ended_by_the_watchdog(tmp_path):
-    project = copy_project(tmp_path / "project")
+def _hanging(folder):
+    project = copy_project(folder / "project")
     plant(
         project / "recipes/plot_01_manual_weight_update.py",
         "import torch\n",
@@ -458,10 +506,21 @@ def test_recipe_that_ignores_its_timeout_is_ended_by_the_watchdog(tmp_path):
         "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})  # like a long native call\n"
         "time.sleep(600)\n",
     )
-    started = time.monotonic()
-    code, output = build_site(project, "--lang", "en", "-D", "recipe_timeout=2", timeout=300)
+    return background_build(project, "--lang", "en", "-D", "recipe_timeout=2", timeout=300)
+
+
+JOBS.register("watchdog", "watchdog_build", _hanging)
+
+
+@pytest.fixture(scope="module")
+def watchdog_build():
+    return JOBS.result("watchdog")
+
+
+def test_recipe_that_ignores_its_timeout_is_ended_by_the_watchdog(watchdog_build):
+    code, output = watchdog_build.code, watchdog_build.output
     assert code != 0, output
-    assert time.monotonic() - started < 120
+    assert watchdog_build.seconds < 120
     assert "Timeout (0:00:12)!" in output, output  # faulthandler's dump of where it hung
     assert (
         "docs/build.py: the en build ended before it finished (exit 1), while running recipe "
@@ -469,15 +528,28 @@ def test_recipe_that_ignores_its_timeout_is_ended_by_the_watchdog(tmp_path):
     ) in output, output
 
 
-def test_dead_notebook_kernel_fails_the_build_naming_the_cell(tmp_path):
-    project = copy_project(tmp_path / "project")
-    notebook = project / "docs/inplace_overview.md"
+def _dying_kernel(folder, site):
+    # seeded: the other notebook and the claims come from the shared build's caches
+    project = seeded_copy(folder / "project", (site.project,))
     plant(
-        notebook,
+        project / "docs/inplace_overview.md",
         "\n## In place vs out of place",
         "\n```{code-cell} ipython3\nimport os; os._exit(1)\n```\n\n## In place vs out of place",
     )
-    code, output = build_site(project, "--lang", "en", "-D", "plot_gallery=0")
+    return background_build(project, "--lang", "en", "-D", "plot_gallery=0")
+
+
+JOBS.register("dead kernel", "dead_kernel_build", _dying_kernel, after=["site"])
+
+
+@pytest.fixture(scope="module")
+def dead_kernel_build():
+    return JOBS.result("dead kernel")
+
+
+def test_dead_notebook_kernel_fails_the_build_naming_the_cell(dead_kernel_build):
+    code, output = dead_kernel_build.code, dead_kernel_build.output
+    notebook = dead_kernel_build.project / "docs/inplace_overview.md"
     assert code != 0
     assert "DeadKernelError: Kernel died" in output
     cell = line_of(notebook, "import os; os._exit(1)") - 1  # its {code-cell} line
@@ -576,11 +648,11 @@ def test_untranslated_korean_message_fails_the_build_naming_the_catalog(tmp_path
     assert not (project / "build" / "html").exists(), "it should refuse before building anything"
 
 
-def test_second_build_without_changes_fails_again(fault_build):
+def test_second_build_without_changes_fails_again(fault_build, fault_rebuild):
     """Nothing from a failed build may let the next one pass: failed recipes, claims and
     notebooks run again (a no-change rebuild does not otherwise re-read a page)."""
-    project, code, output, seconds = fault_build
-    code, output = build_site(project, "--lang", "en", "-D", f"recipe_timeout={RECIPE_TIMEOUT}", timeout=600)
+    project = fault_build[0]
+    code, output = fault_rebuild
     assert code != 0
     for fault in (
         "recipe leaves dtype and grad mode changed",

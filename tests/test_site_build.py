@@ -5,7 +5,7 @@ import json
 import re
 
 import pytest
-from conftest import RECIPES, build_site
+from conftest import JOBS, RECIPES, background_build, build_site
 
 
 def html(project, page, lang="en"):
@@ -134,23 +134,39 @@ def test_rebuild_without_changes_succeeds_and_runs_nothing(built_site):
             check_notebook_download(project, lang, name)
 
 
-def test_torch_upgrade_runs_every_recipe_and_notebook_again(built_site, tmp_path):
+def _upgraded(folder, site):
+    """A copy of the shared build, built again with torch's metadata saying 2.99.0."""
+    import shutil
+
+    project = folder / "project"
+    shutil.copytree(site.project, project, symlinks=True)
+    fake = folder / "upgraded" / "torch-2.99.0.dist-info"
+    fake.mkdir(parents=True)
+    (fake / "METADATA").write_text("Metadata-Version: 2.1\nName: torch\nVersion: 2.99.0\n")
+    costs = sorted((project / "docs" / "recipes").glob("*.cost.json"))
+    before = {p: p.stat().st_mtime_ns for p in costs}
+    build = background_build(project, "--lang", "en", env={"PYTHONPATH": str(fake.parent)})
+    return build, {"before": before}
+
+
+JOBS.register("torch upgrade", "upgraded_build", _upgraded, after=["site"])
+
+
+@pytest.fixture(scope="module")
+def upgraded_build():
+    return JOBS.result("torch upgrade")
+
+
+def test_torch_upgrade_runs_every_recipe_and_notebook_again(upgraded_build):
     """A torch upgrade with no source change must not publish the old torch's outputs.
 
     The build reads the installed torch's version from its distribution metadata (it
     does not import torch to decide); a ``torch-2.99.0.dist-info`` first on the path is
     what an upgrade changes there, while the same torch still runs the code.
     """
-    import shutil
-
-    project = tmp_path / "project"
-    shutil.copytree(built_site[0], project, symlinks=True)
-    fake = tmp_path / "upgraded" / "torch-2.99.0.dist-info"
-    fake.mkdir(parents=True)
-    (fake / "METADATA").write_text("Metadata-Version: 2.1\nName: torch\nVersion: 2.99.0\n")
+    project, code, output = upgraded_build.project, upgraded_build.code, upgraded_build.output
+    before = upgraded_build.extra["before"]
     costs = sorted((project / "docs" / "recipes").glob("*.cost.json"))
-    before = {p: p.stat().st_mtime_ns for p in costs}
-    code, output = build_site(project, "--lang", "en", env={"PYTHONPATH": str(fake.parent)})
     assert code == 0, output
     assert len(costs) == len(RECIPES) and all(p.stat().st_mtime_ns != before[p] for p in costs), (
         "a recipe was not run again"

@@ -1,0 +1,123 @@
+"""Builds that run beside the tests: started as soon as the tests that need them are
+collected (or as soon as the build they start from has finished), a few at a time.
+
+Most of a build's time is one busy core or waiting (kernels starting, planted
+timeouts), so independent builds overlap well on a small machine, and tests that
+only read a finished build run meanwhile. A job is registered with the fixture
+that hands out its result; it runs only when a collected test uses that fixture
+(or a job that starts from it).
+"""
+
+import shutil
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class Build:
+    """One build to run: ``command`` in ``project`` with ``env``."""
+
+    project: Path
+    command: list
+    env: dict
+    timeout: float = 900
+
+
+@dataclass
+class Result:
+    project: Path
+    code: int
+    output: str
+    seconds: float
+    extra: dict = field(default_factory=dict)  # what prepare() handed over, e.g. a snapshot
+
+
+@dataclass
+class _Job:
+    name: str
+    fixture: str
+    prepare: object  # (folder, *results of `after`) -> Build, or (Build, extra)
+    after: tuple
+    then: object  # result -> None, run when the build ends (before anything starts from it)
+
+
+class Jobs:
+    def __init__(self, finish):
+        self._jobs, self._results = {}, {}
+        self._finish = finish  # (stdout, stderr) -> output text
+        self._changed = threading.Condition()
+
+    def register(self, name, fixture, prepare, after=(), then=None):
+        self._jobs[name] = _Job(name, fixture, prepare, tuple(after), then)
+
+    def needed(self, items):
+        used = {f for item in items for f in getattr(item, "fixturenames", ())}
+        wanted = [j.name for j in self._jobs.values() if j.fixture in used]
+        for name in wanted:  # and what they start from
+            wanted += [d for d in self._jobs[name].after if d not in wanted]
+        return [name for name in self._jobs if name in wanted]  # registration order
+
+    def start(self, names, folder_for, limit):
+        folders = {name: folder_for(name) for name in names}  # created here, in the main thread
+        threading.Thread(target=self._run, args=(names, folders, limit), daemon=True).start()
+
+    def result(self, name, timeout=1800):
+        with self._changed:
+            if not self._changed.wait_for(lambda: name in self._results, timeout):
+                raise TimeoutError(f"background build {name} did not finish in {timeout} s")
+        result = self._results[name]
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
+    def _run(self, names, folders, limit):
+        pending, running = list(names), {}
+        while pending or running:
+            for name in list(pending):
+                job = self._jobs[name]
+                if len(running) >= limit or not all(d in self._results for d in job.after):
+                    continue
+                pending.remove(name)
+                try:
+                    prepared = job.prepare(folders[name], *(self._results[d] for d in job.after))
+                    build, extra = prepared if isinstance(prepared, tuple) else (prepared, {})
+                    out, err = (open(folders[name] / f"{name}.{s}", "w+") for s in ("stdout", "stderr"))
+                    process = subprocess.Popen(
+                        build.command, cwd=build.project, env=build.env, stdout=out, stderr=err, text=True
+                    )
+                    running[name] = (process, build, extra, out, err, time.monotonic())
+                except BaseException as error:  # handed to the test that asks for it
+                    self._done(name, error)
+            for name, (process, build, extra, out, err, started) in list(running.items()):
+                elapsed = time.monotonic() - started
+                if process.poll() is None and elapsed < build.timeout:
+                    continue
+                if process.returncode is None:
+                    process.kill()
+                    process.wait()
+                del running[name]
+                out.seek(0), err.seek(0)
+                output = self._finish(out.read(), err.read())
+                out.close(), err.close()
+                result = Result(build.project, process.returncode, output, elapsed, extra)
+                try:
+                    if self._jobs[name].then:
+                        self._jobs[name].then(result)
+                except BaseException as error:
+                    result = error
+                self._done(name, result)
+            time.sleep(0.1)
+
+    def _done(self, name, result):
+        with self._changed:
+            self._results[name] = result
+            self._changed.notify_all()
+
+
+def snapshot(project, dest):
+    """A copy of a finished build's project for tests to read while the original is built again."""
+    shutil.copytree(project, dest, symlinks=True)
+    return dest
