@@ -69,7 +69,10 @@ def plain_runs(tmp_path_factory):
     assert result.returncode == 0 and result.stderr == "", result.stderr  # importing torch is silent
     codes = json.loads(result.stdout)
     return {
-        recipe: (codes[str(recipe)], *((folder / f"{recipe.stem}.{s}").read_text() for s in ("stdout", "stderr")))
+        recipe: (
+            codes[str(recipe)],
+            *((folder / f"{recipe.stem}.{s}").read_text() for s in ("stdout", "stderr")),
+        )
         for recipe in RECIPES
     }
 
