@@ -36,8 +36,8 @@ def expect_error(kind, text):
 # %%
 # Setup: a pending backward pass
 # ------------------------------
-# ``x`` requires grad (think of an input you differentiate, or an earlier
-# layer), so the multiplication saves ``w`` to compute ``x``'s gradient. The
+# ``x`` requires grad (think of an input you differentiate, or the output of an
+# earlier layer), so the multiplication saves ``w`` to compute ``x``'s gradient. The
 # correct gradient of ``sum(w * x)`` with respect to ``x`` is ``w`` as it was in
 # the forward pass.
 decay = 0.9
