@@ -31,6 +31,7 @@ extensions = [
     "ui_strings",
     "claims",
     "claim_links",
+    "recipe_list",
     "torch_matrix",
     "execution_report",
     "translation_guard",

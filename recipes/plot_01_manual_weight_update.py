@@ -2,6 +2,9 @@
 Changing weights by hand under ``torch.no_grad()``
 ==================================================
 
+Saves you from the "leaf Variable … in-place operation" error in a hand-written
+update step.
+
 A hand-written SGD step, ``w.add_(w.grad, alpha=-lr)``, is an in-place change of a
 leaf tensor that requires grad. Autograd refuses it while it is recording; the
 fix is to stop recording for the update with ``torch.no_grad()``, which leaves

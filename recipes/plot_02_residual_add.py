@@ -2,6 +2,9 @@
 Residual connections: ``out.add_(identity)`` vs ``out + identity``
 ===================================================================
 
+Saves you from a shortcut connection that breaks backward or quietly changes its
+caller's input.
+
 Adding the shortcut in place is sometimes fine and sometimes not, and the rule
 is not "never": ``out += identity`` breaks backward when a recorded op saved
 ``out`` itself: the op that made it, if it saves its output (ReLU, sigmoid,

@@ -2,6 +2,9 @@
 ``clone()`` before changing a tensor that needs gradients
 =========================================================
 
+Saves you from losing the gradient path when you copy a tensor before changing
+it.
+
 A leaf that requires grad cannot be changed in place while autograd records.
 A tensor that an op saved for its backward pass can be changed, but then the
 backward pass that needs it fails. ``clone()`` gives you a new tensor that you may change freely *and* keeps the

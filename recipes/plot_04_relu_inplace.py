@@ -2,6 +2,8 @@
 ``nn.ReLU(inplace=True)``: when it is safe
 ==========================================
 
+Saves you from an in-place ReLU that overwrites a value someone still needs.
+
 An in-place ReLU writes its result over its input instead of allocating a new
 tensor. That is safe when nothing reads the input afterwards: not your own
 code (a skip connection) and not autograd (an op that saved the tensor for its

@@ -2,6 +2,8 @@
 Indexing and slicing with in-place operations
 =============================================
 
+Saves you from in-place edits of an indexed copy that never reach the tensor.
+
 Whether ``t[...].add_(1)`` changes ``t`` depends on the index. A slice
 (``t[0:2]``) is a *view*: the change reaches ``t``, and autograd treats it as a
 change of ``t`` itself. An index tensor or a mask (``t[idx]``) makes a *copy*:

@@ -2,6 +2,9 @@
 Decaying parameters by hand: ``.data`` vs ``torch.no_grad()``
 =============================================================
 
+Saves you from ``.data`` edits that make backward use the wrong weights without
+a word.
+
 Shrinking weights outside an optimizer (``p *= 0.9``) is an in-place change of
 a leaf that requires grad. ``p.data.mul_(0.9)`` gets past autograd's check by
 hiding the change from it, including from the version counter that protects a

@@ -2,6 +2,8 @@
 Accumulating statistics with ``detach()``
 =========================================
 
+Saves you from logging totals that keep every batch's graph alive.
+
 Summing a loss or an output across batches for logging looks harmless:
 ``total.add_(out.sum())``. If ``out`` requires grad, the running total joins the
 autograd graph, and that graph, with every batch's saved activations, stays

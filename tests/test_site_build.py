@@ -1,11 +1,13 @@
 """A fresh, full build of a copy of the site: warning-free, with real outputs on every page."""
 
+import ast
 import html as html_text
 import json
 import re
 
+import polib
 import pytest
-from conftest import JOBS, RECIPES, background_build, build_site
+from conftest import JOBS, LANGUAGES, RECIPES, ROOT, background_build, build_site
 
 
 def html(project, page, lang="en"):
@@ -97,12 +99,25 @@ def test_notebook_download_carries_the_page_outputs(built_site, name, lang):
     check_notebook_download(project, lang, name)
 
 
-def test_landing_page_links_overview_and_every_recipe(built_site):
+def lede(recipe, lang):
+    """The recipe's one-sentence lede (its docstring's first paragraph), in ``lang``."""
+    english = " ".join(ast.get_docstring(ast.parse(recipe.read_text())).split("\n\n")[1].split())
+    if lang == "en":
+        return english
+    catalog = polib.pofile(str(ROOT / f"locales/{lang}/LC_MESSAGES/recipes/{recipe.stem}.po"))
+    return catalog.find(english).msgstr
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_landing_page_lists_every_recipe_with_its_lede(built_site, lang):
     project, code, output = built_site
-    page = html(project, "index.html")
+    page = (project / "build/html" / lang / "index.html").read_text(encoding="utf-8")
+    text = " ".join(html_text.unescape(re.sub(r"<[^>]+>", "", page)).split())
     assert 'href="inplace_overview.html"' in page
     for recipe in RECIPES:
         assert f'href="recipes/{recipe.stem}.html"' in page
+        words = " ".join(re.sub(r"``|\\ ", "", lede(recipe, lang)).split())
+        assert words in text, f"{lang}: the lede of {recipe.name} is not on the landing page: {words!r}"
 
 
 def test_code_blocks_have_a_copy_button_that_skips_output(built_site):

@@ -1,0 +1,61 @@
+"""``.. recipe-list::``: every recipe of the gallery, linked by its title, with its lede.
+
+The list on the landing page is derived from the recipes themselves, so an eighth
+recipe needs only its file and its catalog: each item is the recipe page's title and
+the first paragraph of its docstring (its one-sentence lede), both taken from the
+recipe's own doctree, which Sphinx has already translated from the recipe's catalog.
+The items are filled in when the page is written; the page is read again whenever a
+recipe's generated page changes.
+"""
+
+import copy
+
+from docutils import nodes
+from sphinx.util.docutils import SphinxDirective
+
+
+class recipe_list(nodes.General, nodes.Element):
+    """Where the list goes; replaced when the page is resolved."""
+
+
+class RecipeList(SphinxDirective):
+    def run(self):
+        for doc in recipes(self.env):
+            self.env.note_dependency(self.env.doc2path(doc))
+        return [recipe_list()]
+
+
+def recipes(env):
+    gallery = env.config.sphinx_gallery_conf["gallery_dirs"]
+    gallery = gallery if isinstance(gallery, str) else gallery[0]
+    return sorted(d for d in env.found_docs if d.startswith(f"{gallery}/plot_"))
+
+
+def lede(env, doc):
+    """The recipe's first paragraph (the docstring's lede), as Sphinx translated it."""
+    for paragraph in env.get_doctree(doc).findall(nodes.paragraph):
+        if isinstance(paragraph.parent, nodes.section):
+            return paragraph
+    raise ValueError(f"{env.doc2path(doc)}: the recipe has no paragraph after its title")
+
+
+def _fill(app, doctree, docname):
+    for placeholder in list(doctree.findall(recipe_list)):
+        if app.builder.format != "html":  # e.g. gettext: the text belongs to the recipes' catalogs
+            placeholder.parent.remove(placeholder)
+            continue
+        items = nodes.bullet_list()
+        for doc in recipes(app.env):
+            link = nodes.reference("", "", internal=True, refuri=app.builder.get_relative_uri(docname, doc))
+            link += nodes.inline("", app.env.titles[doc].astext())
+            paragraph = nodes.paragraph("", "", link, nodes.Text(": "))
+            paragraph.extend(copy.deepcopy(child) for child in lede(app.env, doc).children)
+            items += nodes.list_item("", paragraph)
+        placeholder.replace_self(items)
+
+
+def setup(app):
+    app.add_node(recipe_list)
+    app.add_directive("recipe-list", RecipeList)
+    app.connect("doctree-resolved", _fill)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
