@@ -6,9 +6,11 @@ contradicts fails a real build.
 """
 
 import json
+import re
 import shutil
 import subprocess
 import sys
+from xml.etree import ElementTree
 
 import pytest
 from conftest import ROOT
@@ -183,18 +185,131 @@ class FakeState:
         self.reference = records[-1]  # the pinned release: the newest of the fixture
 
 
+def parse(markup):
+    """The page's markup as an element tree: it must be well-formed to parse at all."""
+    return ElementTree.fromstring(f"<root>{markup}</root>")
+
+
+def text(element):
+    return "".join(element.itertext())
+
+
+def table_rows(markup):
+    """{row name: [(cell class, its words, its number or None)]} of the table's rows."""
+    rows = {}
+    for tr in parse(markup).iter("tr"):
+        header = tr.find("th[@scope='row']")
+        if header is None:
+            continue
+        cells = []
+        for td in tr.findall("td"):
+            (words,) = td.findall("span")  # exactly one: the state in words
+            sup = td.find("sup")
+            cells.append((td.get("class"), words.text, None if sup is None else sup.text))
+        rows[text(header.find("a"))] = cells
+    return rows
+
+
+def evidence_entries(markup):
+    """{details id: [(the entry's releases and states, its evidence)]} under the table."""
+    return {
+        details.get("id"): [(li.text, li.find("pre").text) for li in details.iter("li")]
+        for details in parse(markup).iter("details")
+    }
+
+
 def test_the_matrix_page_renders_the_data_it_is_given():
     html = torch_matrix.table_html(FakeState(FIXTURE), FakeBuilder(), "versions", FakeEnv())
     assert html.count('<th scope="col"') == 1 + len(FIXTURE)
     assert ">2.0.1</th>" in html and ">2.13.0</th>" in html
-    rows = html.count("<tr>") - 1  # less the header row
-    assert rows == len(HASHES["claims"]) + len(HASHES["recipes"])
-    assert html.count("<details>") == rows * len(FIXTURE)
-    assert f"evidence of {CLAIM} on 2.0.1" in html and f"evidence of {CLAIM} on 2.13.0" in html
-    assert "planted: another message" in html  # a recipe's changed error, as evidence
-    assert html.count('class="state-error-changed differs"') == 1
+    rows = table_rows(html)
+    assert list(rows) == [*HASHES["claims"], *HASHES["recipes"]]
+    assert all(len(cells) == len(FIXTURE) for cells in rows.values())
+    assert "<pre>" not in html and "evidence of" not in html  # the evidence is under the table
+    assert html.count('class="changed differs"') == 1
     assert html.count(' differs"') == 2  # the flipped claim and the changed error, on 2.0.1 only
     assert f'href="claims.html#claim-{CLAIM}"' in html
+    assert f'href="#{torch_matrix.evidence_id("claims", CLAIM)}"' in html
+    # how each release was run: in words after the table, not only in a tooltip
+    assert "title=" not in html and "<li>2.0.1: torch 2.0.1 · Python 3.11.7 · Linux-x86_64" in html
+
+
+def test_each_cell_says_its_state_and_whether_it_differs_in_words():
+    rows = table_rows(torch_matrix.table_html(FakeState(FIXTURE), FakeBuilder(), "versions", FakeEnv()))
+    # every release printed its own evidence for a claim in this fixture: numbered 1 and 2
+    assert rows[CLAIM] == [
+        (torch_matrix.CLASSES[FLIPPED] + " differs", f"{FLIPPED}, differs from the page, evidence ", "1"),
+        (torch_matrix.CLASSES[VERDICTS[CLAIM]], f"{VERDICTS[CLAIM]}, evidence ", "2"),
+    ]
+    assert rows[RECIPE] == [
+        ("changed differs", "error changed, differs from the page, evidence ", "1"),
+        ("ok", "holds, evidence ", "2"),
+    ]
+    # a recipe that printed the same on both releases: its cells say their state, unnumbered
+    assert rows["plot_01_manual_weight_update"] == [("ok", "holds", None)] * 2
+    every = {words.split(",")[0] for cells in rows.values() for _, words, _ in cells}
+    assert every <= set(matrix_data.STATES)
+
+
+def test_evidence_shared_by_releases_is_shown_once_and_differing_evidence_per_release():
+    """2.0.1 and 2.1.2 print the same evidence for a claim, 2.13.0 its own, 2.5.1 was not run."""
+    records = [record("2.0.1"), record("2.1.2"), record("2.13.0", {CLAIM: FLIPPED})]
+    for old in records[:2]:
+        for result in old["claims"].values():
+            result["evidence"] = result["evidence"].replace(old["release"], "an old release")
+    records.insert(2, {"release": "2.5.1", "status": "not run", "reason": "pip install failed"})
+    state = FakeState(records)
+    rows = table_rows(torch_matrix.table_html(state, FakeBuilder(), "versions", FakeEnv()))
+    evidence = torch_matrix.evidence_html(state, FakeEnv())
+    entries = evidence_entries(evidence)
+
+    shared, own = f"evidence of {CLAIM} on an old release", f"evidence of {CLAIM} on 2.13.0"
+    assert entries[torch_matrix.evidence_id("claims", CLAIM)] == [
+        (f"torch 2.0.1–2.1.2 · {VERDICTS[CLAIM]}", shared),
+        (f"torch 2.13.0 · {FLIPPED}", own),
+    ]
+    assert evidence.count(shared) == 1 and evidence.count(own) == 1
+    assert [number for _, _, number in rows[CLAIM]] == ["1", "1", None, "2"]
+    assert rows[CLAIM][2] == ("not-run", "release not run", None)
+    # a row whose releases all printed the same: one entry, its cells unnumbered
+    recipe = "plot_01_manual_weight_update"
+    assert entries[torch_matrix.evidence_id("recipes", recipe)] == [
+        ("torch 2.0.1–2.13.0 · holds", "line 1: assert ok: holds")
+    ]
+    assert [number for _, _, number in rows[recipe]] == [None] * 4
+    # every row links to its evidence, and every entry is a row's
+    assert set(entries) == {
+        torch_matrix.evidence_id(kind, name) for kind in ("claims", "recipes") for name in HASHES[kind]
+    }
+
+
+def test_the_stylesheet_draws_each_state_as_its_symbol():
+    """The cells carry words and a class; the symbol of the key is drawn by site.css."""
+    css = (ROOT / "docs" / "_static" / "site.css").read_text(encoding="utf-8")
+    for state, symbol in matrix_data.SYMBOLS.items():
+        rule = re.search(
+            rf'table\.torch-matrix td\.{torch_matrix.CLASSES[state]}::before \{{ content: "(.*?)"; content: "(.*?)" / ""; \}}',
+            css,
+        )
+        assert rule, state
+        drawn = {re.sub(r"\\([0-9A-Fa-f]{1,6})", lambda m: chr(int(m[1], 16)), g) for g in rule.groups()}
+        assert drawn == {symbol}, state
+    assert re.search(r"table\.torch-matrix td > span \{[^}]*clip-path: inset\(50%\)", css)
+
+
+def test_the_recorded_matrix_is_light():
+    """The real data: each row's distinct evidence once, and the page a fraction of the 435 KB that
+    one copy of the evidence per cell made it."""
+    records = matrix_data.load_all()
+    state = FakeState(records)
+    state.reference = next((r for r in records if r["release"] == "2.13.0"), records[-1])
+    table = torch_matrix.table_html(state, FakeBuilder(), "versions", FakeEnv())
+    evidence = torch_matrix.evidence_html(state, FakeEnv())
+    for entries in evidence_entries(evidence).values():
+        assert len({pre for _, pre in entries}) == len(entries)
+    markup = table + evidence
+    assert len(markup.encode("utf-8")) < 150_000
+    assert sum(1 for _ in parse(markup).iter()) < 4000
 
 
 def test_a_recipe_page_line_says_where_it_behaves_as_shown():
@@ -275,6 +390,8 @@ def test_built_pages_carry_the_matrix(built_site, lang):
     versions = (html / "versions.html").read_text(encoding="utf-8")
     recorded = [p.stem.removeprefix("torch-") for p in (ROOT / "docs" / "matrix").glob("torch-*.json")]
     assert 'class="torch-matrix"' in versions and all(f">{r}</th>" in versions for r in recorded)
+    assert 'class="torch-matrix-evidence"' in versions
+    assert len(versions.encode("utf-8")) < 200_000  # one copy of the evidence per cell made it 435 KB
     assert 'class="torch-matrix-summary"' in (html / "index.html").read_text(encoding="utf-8")
     pages = [f"recipes/{p.stem}.html" for p in matrix_data.recipe_paths()] + ["no_grad_guide.html"]
     for page in pages + ["inplace_overview.html"]:

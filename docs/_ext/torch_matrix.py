@@ -1,9 +1,12 @@
 """The torch-versions matrix on the site, from the recorded data in docs/matrix/ (matrix_data).
 
-- ``.. torch-matrix:: summary | news | table`` on the versions page: which
-  releases were checked, what changed from which release (news for readers),
-  and the table: claims and recipes as rows, releases as columns, one symbol
-  per cell with the evidence in a ``<details>`` element.
+- ``.. torch-matrix:: summary | news | table | evidence`` on the versions page:
+  which releases were checked, what changed from which release (news for
+  readers), the table (claims and recipes as rows, releases as columns, each
+  cell its state in words with a symbol drawn by the stylesheet), and the
+  evidence: per row, each distinct evidence text once, numbered, with the
+  releases that printed it; where a row has more than one, each cell shows its
+  entry's number. (Every cell carrying its own copy made the page 435 KB.)
 - ``.. torch-releases::`` on the landing page: one line naming the releases.
 - Every recipe page and the two article pages get one generated line after
   their title: "Behaves as shown on torch A–B; on C–D: <what differs>",
@@ -125,10 +128,10 @@ def _skip(self, node):
 
 
 class TorchMatrix(SphinxDirective):
-    required_arguments = 1  # summary, news or table
+    required_arguments = 1  # summary, news, table or evidence
 
     def run(self):
-        part = directives.choice(self.arguments[0], ("summary", "news", "table"))
+        part = directives.choice(self.arguments[0], ("summary", "news", "table", "evidence"))
         return [placeholder(part=part)]
 
 
@@ -172,56 +175,143 @@ def _evidence(kind, result):
     return text if len(text) <= EVIDENCE_CHARS else text[:EVIDENCE_CHARS] + " […]"
 
 
-def table_html(state, builder, docname, env):
-    """The matrix as an HTML table (a function of the data it is given: tested on a fixture)."""
-    labels = _labels()
-    head = [f'<th scope="col">{html.escape(_("claim or recipe"))}</th>']
+def evidence_id(kind, name):
+    """The anchor of a row's evidence, under the table."""
+    return f"evidence-{kind}-{name}"
+
+
+def _row(state, kind, name):
+    """One row of the matrix: (cells, entries).
+
+    cells: [(release, state, differs from the page, number of its evidence entry or None)];
+    entries: [(evidence text, [releases that printed it])], each distinct text once, in the
+    order of the first release that printed it. Cells are numbered only where a row has more
+    than one entry: with one, it is the entry of every cell that has evidence (stale and
+    not-run cells have none)."""
+    cells, entries = [], {}
     for record in state.records:
-        if record.get("status") == "ok":
-            title = f"torch {record['torch']} · Python {record['python']} · {record['platform']} · {record['date']}"
-        else:
-            title = f"{labels[matrix_data.NOT_RUN]}: {record.get('reason', '')}"
-        head.append(f'<th scope="col" title="{html.escape(title)}">{html.escape(record["release"])}</th>')
-    rows = []
-    groups = (
+        cell_state, result = matrix_data.cell(record, kind, name, state.hashes)
+        what = matrix_data.differences(record, kind, name, state.hashes, state.verdicts, state.reference)
+        text = None
+        if cell_state not in (matrix_data.STALE, matrix_data.NOT_RUN) and result is not None:
+            text = _evidence(kind, result)
+            entries.setdefault(text, []).append(record["release"])
+        cells.append((record["release"], cell_state, bool(what), text))
+    numbers = {text: n for n, text in enumerate(entries, 1)} if len(entries) > 1 else {}
+    cells = [(release, s, differs, numbers.get(text)) for release, s, differs, text in cells]
+    return cells, list(entries.items())
+
+
+def _groups(state):
+    return (
         ("claims", _("Claims"), list(state.hashes["claims"])),
         ("recipes", _("Recipes"), list(state.hashes["recipes"])),
     )
-    for kind, heading, names in groups:
+
+
+# a cell's class, which the stylesheet draws as the state's symbol: short, as 1,000 cells carry one
+CLASSES = {
+    matrix_data.HOLDS: "ok",
+    matrix_data.NOT_HOLD: "no",
+    matrix_data.IN_PART: "part",
+    matrix_data.ERROR_CHANGED: "changed",
+    matrix_data.ERROR: "error",
+    matrix_data.STALE: "stale",
+    matrix_data.NOT_RUN: "not-run",
+}
+
+
+def _cell_html(label, differs, number):
+    """A cell: its state in words (hidden on screen, where the stylesheet draws the symbol),
+    whether it differs from the page, and the number of its evidence entry, if any."""
+    labels = _labels()
+    said = str(labels[label])
+    if differs:
+        said += ", " + str(_("differs from the page"))
+    classes = CLASSES[label] + (" differs" if differs else "")
+    if number is None:
+        return f'<td class="{classes}"><span>{html.escape(said)}</span></td>'
+    said += ", " + str(_("evidence")) + " "
+    return f'<td class="{classes}"><span>{html.escape(said)}</span><sup>{number}</sup></td>'
+
+
+def table_html(state, builder, docname, env):
+    """The matrix as an HTML table (a function of the data it is given: tested on a fixture).
+
+    One cell per claim or recipe and release (``_cell_html``); each row header links to the
+    row's evidence under the table (``evidence_html``), and a list after the table says how
+    each release was run."""
+    labels = _labels()
+    head = [f'<th scope="col">{html.escape(_("claim or recipe"))}</th>']
+    runs = []
+    for record in state.records:
+        if record.get("status") == "ok":
+            run = f"torch {record['torch']} · Python {record['python']} · {record['platform']} · {record['date']}"
+        else:
+            run = f"{labels[matrix_data.NOT_RUN]}: {record.get('reason', '')}"
+        head.append(f'<th scope="col">{html.escape(record["release"])}</th>')
+        runs.append(f"<li>{html.escape(record['release'])}: {html.escape(run)}</li>")
+    rows = []
+    for kind, heading, names in _groups(state):
         rows.append(
             f'<tr class="group"><th scope="rowgroup" colspan="{len(head)}">{html.escape(heading)}</th></tr>'
         )
         for name in names:
-            cells = [f'<th scope="row">{_row_label(kind, name, builder, docname, env)}</th>']
-            for record in state.records:
-                cell_state, result = matrix_data.cell(record, kind, name, state.hashes)
-                label = labels[cell_state]
-                what = matrix_data.differences(
-                    record, kind, name, state.hashes, state.verdicts, state.reference
-                )
-                classes = "state-" + cell_state.replace(" ", "-") + (" differs" if what else "")
-                symbol = html.escape(matrix_data.SYMBOLS[cell_state])
-                if cell_state in (matrix_data.STALE, matrix_data.NOT_RUN) or result is None:
-                    cells.append(
-                        f'<td class="{classes}" title="{html.escape(label)}"><span aria-hidden="true">{symbol}</span><span class="sr-only">{html.escape(label)}</span></td>'
-                    )
-                    continue
-                evidence = html.escape(_evidence(kind, result))
-                cells.append(
-                    f'<td class="{classes}"><details><summary title="{html.escape(label)}">'
-                    f'<span aria-hidden="true">{symbol}</span><span class="sr-only">{html.escape(label)}</span></summary>'
-                    f"<pre>{evidence}</pre></details></td>"
-                )
-            rows.append("<tr>" + "".join(cells) + "</tr>")
-    legend = " · ".join(
-        f'<span class="state-{s.replace(" ", "-")}">{html.escape(matrix_data.SYMBOLS[s])}</span> {html.escape(labels[s])}'
-        for s in matrix_data.STATES
+            cells, entries = _row(state, kind, name)
+            header = _row_label(kind, name, builder, docname, env)
+            if entries:
+                header += f' <a href="#{evidence_id(kind, name)}">{html.escape(_("evidence"))}</a>'
+            row = [f'<th scope="row">{header}</th>']
+            row += [_cell_html(s, differs, number) for _release, s, differs, number in cells]
+            rows.append("<tr>" + "".join(row) + "</tr>")
+    legend = [f"{html.escape(matrix_data.SYMBOLS[s])} {html.escape(labels[s])}" for s in matrix_data.STATES]
+    legend.append(
+        f'<span class="differs">{html.escape(matrix_data.SYMBOLS[matrix_data.HOLDS])}</span> '
+        + html.escape(_("differs from the page"))
     )
     return (
-        f'<p class="torch-matrix-legend">{legend}</p>\n'
+        f'<p class="torch-matrix-legend">{" · ".join(legend)}</p>\n'
         f'<div class="torch-matrix-scroll" role="region" tabindex="0" aria-label="{html.escape(_("Torch versions"))}"><table class="torch-matrix">'
         f"<thead><tr>{''.join(head)}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>\n"
+        f'<details class="torch-matrix-runs"><summary>{html.escape(_("How each release was run"))}</summary>'
+        f"<ul>{''.join(runs)}</ul></details>\n"
     )
+
+
+def _row_name(kind, name, env):
+    if kind == "claims":
+        return f"<code>{html.escape(name)}</code>"
+    target = f"recipes/{name}"
+    return html.escape(env.titles[target].astext() if target in env.titles else name)
+
+
+def evidence_html(state, env):
+    """Each row's evidence, under the table: each distinct text once, numbered as the row's
+    cells number it, with the releases that printed it and their states (tested on a fixture)."""
+    labels = _labels()
+    parts = []
+    for kind, heading, names in _groups(state):
+        rows = []
+        for name in names:
+            cells, entries = _row(state, kind, name)
+            if not entries:
+                continue
+            said = {release: str(labels[s]) for release, s, _differs, _number in cells}
+            items = []
+            for text, releases in entries:
+                where = ", ".join(matrix_data.ranges(releases, state.checked))
+                states = ", ".join(dict.fromkeys(said[r] for r in releases))
+                items.append(
+                    f"<li>torch {html.escape(where)} · {html.escape(states)}"
+                    f"<pre>{html.escape(text, quote=False)}</pre></li>"
+                )
+            rows.append(
+                f'<details id="{evidence_id(kind, name)}"><summary>{_row_name(kind, name, env)}</summary>'
+                f"<ol>{''.join(items)}</ol></details>"
+            )
+        if rows:
+            parts.append(f"<h3>{html.escape(heading)}</h3>\n" + "\n".join(rows))
+    return '<div class="torch-matrix-evidence">\n' + "\n".join(parts) + "\n</div>\n"
 
 
 def _news(state, builder, docname, env):
@@ -303,6 +393,8 @@ def _fill(app, doctree, docname):
         part = node["part"]
         if part == "table":
             node.replace_self(nodes.raw("", table_html(state, builder, docname, env), format="html"))
+        elif part == "evidence":
+            node.replace_self(nodes.raw("", evidence_html(state, env), format="html"))
         elif part == "news":
             node.replace_self(_news(state, builder, docname, env))
         elif part == "summary":
