@@ -7,6 +7,8 @@ page type, and checks the budgets (exit 1 if one fails). Times are noisy on a
 shared 2-core machine: the budgets are ratios.
 """
 
+import gzip
+import json
 import os
 import re
 import runpy
@@ -34,7 +36,10 @@ PAGE_TYPES = {
     "recipe": "recipes/plot_05_indexing_and_inplace.html",
     "guide": "no_grad_guide.html",
     "claims": "claims.html",
+    "search": "search.html",  # loads the language's searchindex.js
 }
+SUITE_RECORD = ROOT / "build" / "test-artifacts" / "suite.json"  # written by tests/conftest.py
+SUITE_BUDGET = 180  # seconds for `nox -s tests` on a fresh clone (venv ready), 2 cores
 
 
 def build(project, log):
@@ -166,13 +171,42 @@ def main():
             edited_message[2] == [] and edited_message[3] == 0,
             f"ran {len(edited_message[2])} recipes and {edited_message[3]} notebooks",
         )
+        heaviest_search = max(weights[lang, "search"] for lang in LANGUAGES)
+        budget(
+            "search page first visit (with its index) <= 400 KB",
+            heaviest_search <= 400 * 1024,
+            f"{heaviest_search / 1024:.1f} KB; index "
+            + ", ".join(
+                f"{lang} {size / 1024:.0f} KB ({len(gzip.compress(data, 9)) / 1024:.0f} KB gzipped)"
+                for lang in LANGUAGES
+                for data in [(html / lang / "searchindex.js").read_bytes()]
+                for size in [len(data)]
+            ),
+        )
         heaviest = max(weights[lang, "recipe"] for lang in LANGUAGES)
         budget(
             "recipe page first visit <= 250 KB of HTML, CSS and JS",
             heaviest <= 250 * 1024,
             f"{heaviest / 1024:.1f} KB",
         )
+        suite_time(budget)
     return 1 if failures else 0
+
+
+def suite_time(budget):
+    """The test suite's last run in this checkout, beside the build times (tests/conftest.py
+    records each whole run of `nox -s tests`; the benchmark does not run the suite again)."""
+    if not SUITE_RECORD.exists():
+        budget(
+            f"test suite <= {SUITE_BUDGET} s", False, f"no record: run `nox -s tests` first ({SUITE_RECORD})"
+        )
+        return
+    record = json.loads(SUITE_RECORD.read_text())
+    budget(
+        f"test suite <= {SUITE_BUDGET} s",
+        record["seconds"] <= SUITE_BUDGET,
+        f"{record['seconds']:.0f} s for {record['tests']} tests ({record['outcome']}, {record['finished']})",
+    )
 
 
 if __name__ == "__main__":

@@ -126,3 +126,36 @@ def second_cold_build():
     """A second cold build of another copy, for the determinism test, run beside the first."""
     result = JOBS.result("second")
     return result.project, result.code, result.output
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Record a whole run's time for `nox -s bench` (build/test-artifacts/suite.json in the
+    checkout); runs of a selection (-k, paths, -x stops) are not the suite and are not recorded."""
+    import datetime
+    import json
+    import time
+
+    config = session.config
+    if config.option.keyword or config.option.markexpr or config.args != config.getini("testpaths"):
+        return
+    started = config.stash.get(_STARTED, None)
+    if started is None or session.testscollected == 0:
+        return
+    record = {
+        "seconds": round(time.monotonic() - started, 1),
+        "tests": session.testscollected,
+        "outcome": "passed" if exitstatus == 0 else f"failed ({session.testsfailed} failed)",
+        "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+    folder = ROOT / "build" / "test-artifacts"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "suite.json").write_text(json.dumps(record, indent=1))
+
+
+_STARTED = pytest.StashKey()
+
+
+def pytest_configure(config):
+    import time
+
+    config.stash[_STARTED] = time.monotonic()

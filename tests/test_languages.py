@@ -162,3 +162,60 @@ def test_korean_build_runs_nothing_again(korean_rebuild):
     assert code == 0, output
     assert "Executing notebook" not in output
     assert {p: p.stat().st_mtime_ns for p in costs} == korean_rebuild.extra["before"]
+
+
+# --- a third language: one line in conf.py plus its catalogs ---------------------------
+THIRD = ("fr", "Français")
+
+
+def _third_language(folder, site):
+    """A copy of the shared build with a third language added the documented way: its
+    line in conf.py's site_languages and a catalog per document (here the English
+    itself, as msgstr: empty of translation, but complete for the catalog check)."""
+    import shutil
+
+    import polib
+
+    project = folder / "project"
+    shutil.copytree(site.project, project, symlinks=True)
+    conf = project / "conf.py"
+    line = next(line for line in conf.read_text().splitlines() if line.startswith("site_languages = {"))
+    conf.write_text(conf.read_text().replace(line, line.replace("}", f', "{THIRD[0]}": "{THIRD[1]}"}}')))
+    source = project / "locales" / LANGUAGES[1] / "LC_MESSAGES"
+    for catalog in source.rglob("*.po"):
+        po = polib.pofile(str(catalog))
+        for entry in po:
+            entry.msgstr = entry.msgid
+        target = project / "locales" / THIRD[0] / "LC_MESSAGES" / catalog.relative_to(source)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        po.metadata["Language"] = THIRD[0]
+        po.save(str(target))
+    return background_build(project, "--lang", THIRD[0])
+
+
+JOBS.register("third language", "third_language_build", _third_language, after=["site"])
+
+
+@pytest.fixture(scope="module")
+def third_language_build():
+    return JOBS.result("third language")
+
+
+def test_a_third_language_is_one_line_plus_its_catalogs(third_language_build):
+    project, code, output = (
+        third_language_build.project,
+        third_language_build.code,
+        third_language_build.output,
+    )
+    assert code == 0, output
+    lang, html = THIRD[0], project / "build" / "html"
+    assert pages(project, lang) == pages(project, "en")
+    index = (html / lang / "index.html").read_text(encoding="utf-8")
+    assert f'<html class="no-js" lang="{lang}"' in index
+    switch = re.search(r'<nav class="language-switch".*?</nav>', index, re.S).group(0)
+    for other in LANGUAGES:  # the new pages link every other language
+        assert f'hreflang="{other}"' in switch, switch
+    root = (html / "index.html").read_text(encoding="utf-8")
+    assert f'href="{lang}/index.html"' in root and THIRD[1] in root
+    assert f"/{lang}/recipes/plot_01_manual_weight_update.html</loc>" in (html / "sitemap.xml").read_text()
+    assert 'hreflang="fr"' in (html / "404.html").read_text(encoding="utf-8")
