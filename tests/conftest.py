@@ -145,7 +145,7 @@ def pytest_sessionfinish(session, exitstatus):
         "seconds": round(time.monotonic() - started, 1),
         "tests": session.testscollected,
         "outcome": "passed" if exitstatus == 0 else f"failed ({session.testsfailed} failed)",
-        "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "finished": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
     folder = ROOT / "build" / "test-artifacts"
     folder.mkdir(parents=True, exist_ok=True)
