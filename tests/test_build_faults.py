@@ -267,7 +267,8 @@ def fault_rebuild():
 def test_fault_build_fails_and_ends_despite_the_endless_thread(fault_build):
     project, code, output, seconds = fault_build
     assert code != 0, output
-    assert seconds < 300, "a thread left running must not keep the build alive"
+    # a thread left running would keep the process alive until the job's time limit kills it
+    assert code > 0, f"the build did not end on its own (exit {code} after {seconds:.0f} s): {output[-3000:]}"
 
 
 def test_a_checkout_path_with_a_space_builds(fault_build):
@@ -520,7 +521,7 @@ def watchdog_build():
 def test_recipe_that_ignores_its_timeout_is_ended_by_the_watchdog(watchdog_build):
     code, output = watchdog_build.code, watchdog_build.output
     assert code != 0, output
-    assert watchdog_build.seconds < 120
+    assert code == 1, f"ended by its time limit, not the watchdog (exit {code} after {watchdog_build.seconds:.0f} s)"
     assert "Timeout (0:00:12)!" in output, output  # faulthandler's dump of where it hung
     assert (
         "docs/build.py: the en build ended before it finished (exit 1), while running recipe "
