@@ -42,6 +42,7 @@ class _Job:
     prepare: object  # (folder, *results of `after`) -> Build, or (Build, extra)
     after: tuple
     then: object  # result -> None, run when the build ends (before anything starts from it)
+    first: bool
 
 
 class Jobs:
@@ -50,8 +51,13 @@ class Jobs:
         self._finish = finish  # (stdout, stderr) -> output text
         self._changed = threading.Condition()
 
-    def register(self, name, fixture, prepare, after=(), then=None):
-        self._jobs[name] = _Job(name, fixture, prepare, tuple(after), then)
+    def register(self, name, fixture, prepare, after=(), then=None, first=False):
+        """``first``: the build most tests wait for; the others run at a lower priority
+        (nice), so that it takes the cores it needs and they take what is left."""
+        self._jobs[name] = _Job(name, fixture, prepare, tuple(after), then, first)
+
+    def fixtures(self):
+        return {job.fixture for job in self._jobs.values()}
 
     def needed(self, items):
         used = {f for item in items for f in getattr(item, "fixturenames", ())}
@@ -85,8 +91,9 @@ class Jobs:
                     prepared = job.prepare(folders[name], *(self._results[d] for d in job.after))
                     build, extra = prepared if isinstance(prepared, tuple) else (prepared, {})
                     out, err = (open(folders[name] / f"{name}.{s}", "w+") for s in ("stdout", "stderr"))
+                    command = build.command if job.first else ["nice", "-n", "10", *build.command]
                     process = subprocess.Popen(
-                        build.command, cwd=build.project, env=build.env, stdout=out, stderr=err, text=True
+                        command, cwd=build.project, env=build.env, stdout=out, stderr=err, text=True
                     )
                     running[name] = (process, build, extra, out, err, time.monotonic())
                 except BaseException as error:  # handed to the test that asks for it

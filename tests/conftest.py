@@ -99,8 +99,14 @@ def _second(folder):
     return background_build(copy_project(folder / "project"), env={"SOURCE_DATE_EPOCH": EPOCH_2024})
 
 
-JOBS.register("site", "built_site", _shared)
+JOBS.register("site", "built_site", _shared, first=True)
 JOBS.register("second", "second_cold_build", _second)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Tests that need no background build first: they run while the builds do."""
+    waiting = JOBS.fixtures()
+    items.sort(key=lambda item: bool(waiting & set(getattr(item, "fixturenames", ()))))
 
 
 @pytest.fixture(scope="session", autouse=True)

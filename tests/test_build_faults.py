@@ -253,7 +253,7 @@ def fault_build():
 
 
 @pytest.fixture(scope="module")
-def fault_outputs():
+def fault_outputs(fault_build):
     """A copy of the fault build's project as that build left it (build/, docs/recipes/)."""
     return JOBS.result("faults").extra["outputs"]
 
