@@ -95,7 +95,15 @@ def built_site(request, tmp_path_factory):
     """The shared build: one fresh, cold, full build of a copy of the project, with
     SOURCE_DATE_EPOCH fixed (the first of the determinism test's two builds) and, where
     this machine allows (root and unshare), without network (the offline test). Tests
-    only read it; tests that change something work on a seeded copy."""
+    only read it; tests that change something work on a seeded copy.
+
+    Developer shortcut, never used by CI: with AUTOGRAD_RECIPES_PREBUILT set to a project
+    folder that holds a finished build (its build/html), that build is used as it is,
+    without building, e.g. to iterate on the browser tests:
+    ``AUTOGRAD_RECIPES_PREBUILT=/path/to/project pytest tests/test_browser.py``."""
+    prebuilt = os.environ.get("AUTOGRAD_RECIPES_PREBUILT")
+    if prebuilt:
+        return Path(prebuilt), 0, ""
     if any("second_cold_build" in item.fixturenames for item in request.session.items):
         holder = request.config.stash.setdefault(_SECOND, {})
         holder["project"] = copy_project(tmp_path_factory.mktemp("second") / "project")
