@@ -165,3 +165,17 @@ def pytest_configure(config):
     import time
 
     config.stash[_STARTED] = time.monotonic()
+
+
+@pytest.fixture(scope="session")
+def page_visits(built_site):
+    """(the built site's folder, {page: what its one visit in Chromium recorded}): every
+    page of both languages, loaded once for the page-by-page checks of test_browser.py and
+    test_korean_ui.py (tests/browser_pass.py)."""
+    import browser_pass
+
+    browser_pass.skip_without_chromium()
+    project, code, output = built_site
+    assert code == 0, output
+    html = project / "build" / "html"
+    return html, browser_pass.visit_site(html, LANGUAGES)

@@ -5,59 +5,28 @@ Skipped when Chromium is missing, unless AUTOGRAD_RECIPES_REQUIRE_BROWSER=1 (as 
 request counts go to build/test-artifacts/.
 """
 
-import functools
-import http.server
 import json
-import os
-import threading
-from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 import pytest
+from browser_pass import CHROMIUM, FLAGS, all_pages, served, skip_without_chromium
 from conftest import LANGUAGES, ROOT
 
-CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "build" / "test-artifacts"
-SUB_PATH = "/autograd-recipes/"  # served below a sub-path, as on GitHub Pages
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("AUTOGRAD_RECIPES_REQUIRE_BROWSER") == "1":
-        raise RuntimeError(f"{CHROMIUM} is missing but browser tests are required (apt-get install chromium)")
-    pytest.skip(
-        f"{CHROMIUM} not installed (apt-get install chromium); browser tests skipped", allow_module_level=True
-    )
+skip_without_chromium(allow_module_level=True)
 
-from axe_playwright_python.sync_playwright import Axe  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
-def site(built_site, tmp_path_factory):
-    """The built site served on 127.0.0.1 below SUB_PATH; yields its base URL."""
+def site(built_site):
+    """The built site served on 127.0.0.1 below a sub-path (browser_pass.served); yields
+    its base URL and the site's folder."""
     project, code, output = built_site
     assert code == 0, output
-    www = tmp_path_factory.mktemp("www")
-    (www / SUB_PATH.strip("/")).symlink_to(project / "build" / "html")
-    handler = functools.partial(_QuietHandler, directory=str(www))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}{SUB_PATH}", project / "build" / "html"
-    server.shutdown()
+    with served(project / "build" / "html") as base:
+        yield base, project / "build" / "html"
 
 
 @pytest.fixture(scope="module")
@@ -76,18 +45,6 @@ def page(browser):
     context.close()
 
 
-def all_pages(html):
-    out = []
-    for lang in LANGUAGES:
-        tree = html / lang
-        out += [
-            f"{lang}/{p.relative_to(tree).as_posix()}"
-            for p in sorted(tree.rglob("*.html"))
-            if not p.relative_to(tree).as_posix().startswith("_")
-        ]
-    return out
-
-
 def page_type(path):
     name = path.split("/", 1)[1]
     if name.startswith("recipes/plot_"):
@@ -101,40 +58,29 @@ def page_type(path):
     }.get(name, "other")
 
 
-def test_every_page_is_clean_local_and_accessible(site, browser):
-    base, html = site
-    origin = "{0.scheme}://{0.netloc}".format(urlsplit(base))
-    pages = all_pages(html)
+def test_every_page_is_clean_local_and_accessible(page_visits):
+    """Read from the one visit per page (browser_pass.visit_site): no console error, page
+    error, failed request or request off the local origin, HTTP 200, and no serious or
+    critical axe violation."""
+    html, visits = page_visits
+    pages = all_pages(html, LANGUAGES)
     assert len(pages) >= 30
-    axe = Axe()
     problems, requests_per_type = [], {}
-    context = browser.new_context()
     for path in pages:
-        page = context.new_page()
-        events = []
-        page.on(
-            "console", lambda m: events.append(f"console {m.type}: {m.text}") if m.type == "error" else None
-        )
-        page.on("pageerror", lambda e: events.append(f"page error: {e}"))
-        page.on("requestfailed", lambda r: events.append(f"failed request: {r.url} {r.failure}"))
-        requests = []
-        page.on("request", lambda r: requests.append(r.url))
-        response = page.goto(base + path, wait_until="networkidle")
-        if response is None or response.status != 200:
-            events.append(f"HTTP {response and response.status}")
-        off = [u for u in requests if not u.startswith(origin) and not u.startswith("data:")]
+        visit = visits[path]
+        origin = "{0.scheme}://{0.netloc}".format(urlsplit(visit.url))
+        events = list(visit.events)
+        if visit.status != 200:
+            events.append(f"HTTP {visit.status}")
+        off = [u for u in visit.requests if not u.startswith(origin) and not u.startswith("data:")]
         events += [f"request off the local origin: {u}" for u in off]
-        violations = [
-            v for v in axe.run(page).response["violations"] if v["impact"] in ("serious", "critical")
-        ]
+        violations = [v for v in visit.violations if v["impact"] in ("serious", "critical")]
         events += [
             f"axe {v['impact']} {v['id']}: {v['help']} ({len(v['nodes'])} nodes: {v['nodes'][0]['target']})"
             for v in violations
         ]
         problems += [f"{path}: {e}" for e in events]
-        requests_per_type.setdefault(page_type(path), []).append(len(requests))
-        page.close()
-    context.close()
+        requests_per_type.setdefault(page_type(path), []).append(visit.requests_until_axe_done)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "requests-per-page.json").write_text(json.dumps(requests_per_type, indent=1))
     assert not problems, "\n".join(problems)

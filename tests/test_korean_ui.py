@@ -5,23 +5,21 @@ UI phrase (code, code output, proper names, claim ids and glosses excepted); no
 table cell breaks a word at phone or desktop width (word-break: keep-all); the
 copy button and the search result count are Korean. Without a browser: furo
 still has each string we translate.
+
+The page-by-page scans (SCAN, BROKEN_WORDS) run in the one visit per page of
+tests/browser_pass.py; the tests here judge what they recorded.
 """
 
-import functools
-import http.server
 import re
 import sys
-import threading
-from pathlib import Path
 
 import pytest
+from browser_pass import CHROMIUM, FLAGS, KOREAN_SEARCH, served, skip_without_chromium
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 import ui_strings  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 # Quoted text is torch's own English (an error message), shown as it is.
 QUOTED = re.compile(r"[\"“'‘][^\"”'’]*[\"”'’]")
 # Two or more English words in a row, outside code and output.
@@ -30,104 +28,70 @@ ALLOWED = re.compile(
     r"^(Autograd Recipes|PyTorch Korea|Python float|Python|Jupyter|autograd-recipes|dL/dW)$"
     r"|^[a-z -]+$"  # a gloss: "(leaf tensor)", "computational graph"
 )
-SCAN = """() => {
-  const skip = "pre, code, .highlight, .output, .cell_output, .measured, math, script, style, noscript,"
-    + " .claim-evidence, .claim-section, [lang=en], .sphx-glr-script-out, .search .context";
-  const out = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  while (walker.nextNode()) {
-    const el = walker.currentNode.parentElement;
-    if (el && !el.closest(skip) && walker.currentNode.textContent.trim()) out.push(walker.currentNode.textContent);
-  }
-  for (const el of document.querySelectorAll("[aria-label], [alt], [data-tooltip], svg title"))
-    out.push(el.getAttribute("aria-label") || el.getAttribute("alt") || el.getAttribute("data-tooltip")
-      || el.textContent);
-  for (const el of document.querySelectorAll("[title]"))
-    if (!el.closest(".claim-link, code")) out.push(el.getAttribute("title"));
-  return out;
-}"""
-# For each table cell: the words drawn on more than one line.
-BROKEN_WORDS = """() => {
-  const broken = [];
-  for (const cell of document.querySelectorAll("article td, article th")) {
-    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
-    while (walker.nextNode()) {
-      const node = walker.currentNode;
-      for (const m of node.textContent.matchAll(/[\\uac00-\\ud7a3]+|[A-Za-z0-9_]+/g)) {
-        const range = document.createRange();
-        range.setStart(node, m.index);
-        range.setEnd(node, m.index + m[0].length);
-        const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
-        if (lines.size > 1) broken.push(m[0]);
-      }
-    }
-  }
-  return broken;
-}"""
+SEARCH_WITH_RESULTS = KOREAN_SEARCH.removeprefix("ko/")  # "search.html?q=텐서"
 
 
 def test_furo_still_has_the_strings_we_translate():
     assert ui_strings.furo_drift() == []
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
+def korean_names(html):
+    """The Korean pages, relative to ko/."""
+    return [
+        p.relative_to(html / "ko").as_posix()
+        for p in sorted((html / "ko").rglob("*.html"))
+        if not p.relative_to(html / "ko").as_posix().startswith(("_", "jupyter_execute"))
+    ]
 
 
 @pytest.fixture(scope="module")
 def korean(built_site):
-    """(base URL of the served site, Chromium, Korean page names)."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
+    """(base URL of the served Korean site, Chromium)."""
+    skip_without_chromium()
     from playwright.sync_api import sync_playwright
 
     project, code, output = built_site
     assert code == 0, output
     html = project / "build" / "html"
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(html)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    names = [
-        p.relative_to(html / "ko").as_posix()
-        for p in sorted((html / "ko").rglob("*.html"))
-        if not p.relative_to(html / "ko").as_posix().startswith(("_", "jupyter_execute"))
-    ]
-    with sync_playwright() as p:
+    with served(html) as base, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield f"http://127.0.0.1:{server.server_port}/ko/", browser, names
+        yield base + "ko/", browser
         browser.close()
-    server.shutdown()
 
 
-def test_no_english_ui_on_korean_pages(korean):
-    base, browser, names = korean
-    page = browser.new_page()
+@pytest.fixture(scope="module")
+def korean_visits(page_visits):
+    """(Korean page names, {name: its visit}): what the one visit per page recorded
+    (browser_pass.visit_site runs SCAN and BROKEN_WORDS), and the search page with
+    results, which only the text scan reads."""
+    html, visits = page_visits
+    names = korean_names(html)
+    return names, {name: visits[f"ko/{name}"] for name in [*names, SEARCH_WITH_RESULTS]}
+
+
+def test_no_english_ui_on_korean_pages(korean_visits):
+    names, visits = korean_visits
     found = []
-    for name in [*names, "search.html?q=텐서"]:
-        page.goto(base + name, wait_until="networkidle")
-        for text in page.evaluate(SCAN):
+    for name in [*names, SEARCH_WITH_RESULTS]:
+        for text in visits[name].texts:
             text = QUOTED.sub(" ", text)
             found += [f"{name}: {m!r}" for m in ENGLISH.findall(text) if not ALLOWED.match(m)]
-    page.close()
     assert not found, "\n".join(sorted(set(found)))
 
 
-@pytest.mark.parametrize("width", [390, 1200])
-def test_no_table_cell_breaks_a_word(korean, width):
-    base, browser, names = korean
-    page = browser.new_page(viewport={"width": width, "height": 900})
+@pytest.mark.parametrize("width", [390, 1200])  # browser_pass.BROKEN_WORD_WIDTHS
+def test_no_table_cell_breaks_a_word(korean_visits, width):
+    names, visits = korean_visits
     broken = {}
     for name in names:
-        page.goto(base + name)
-        words = page.evaluate(BROKEN_WORDS)
+        words = visits[name].broken_words[width]
         if words:
             broken[name] = words
-    page.close()
     assert not broken, broken
 
 
 def test_copy_button_and_search_count_are_korean(korean):
-    base, browser, names = korean
+    base, browser = korean
     page = browser.new_page()
     page.goto(base + "recipes/plot_03_clone_before_inplace.html")
     button = page.locator("button.copybtn").first
