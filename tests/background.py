@@ -8,6 +8,7 @@ that hands out its result; it runs only when a collected test uses that fixture
 (or a job that starts from it).
 """
 
+import os
 import shutil
 import subprocess
 import threading
@@ -52,8 +53,9 @@ class Jobs:
         self._changed = threading.Condition()
 
     def register(self, name, fixture, prepare, after=(), then=None, first=False):
-        """``first``: the build most tests wait for; the others run at a lower priority
-        (nice), so that it takes the cores it needs and they take what is left."""
+        """``first``: a build that times code (its claims, the guide's benchmark) and that
+        most tests wait for; the others run at a lower priority (nice), so that the first
+        ones take the cores they need and the others take what is left."""
         self._jobs[name] = _Job(name, fixture, prepare, tuple(after), then, first)
 
     def fixtures(self):
@@ -91,7 +93,9 @@ class Jobs:
                     prepared = job.prepare(folders[name], *(self._results[d] for d in job.after))
                     build, extra = prepared if isinstance(prepared, tuple) else (prepared, {})
                     out, err = (open(folders[name] / f"{name}.{s}", "w+") for s in ("stdout", "stderr"))
-                    command = build.command if job.first else ["nice", "-n", "10", *build.command]
+                    command = build.command
+                    if job.first and os.geteuid() == 0:  # from a niced pytest, back to normal
+                        command = ["nice", "-n", str(-os.nice(0)), *command]
                     process = subprocess.Popen(
                         command, cwd=build.project, env=build.env, stdout=out, stderr=err, text=True
                     )
