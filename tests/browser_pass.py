@@ -187,8 +187,9 @@ class Visit:
 async def _visit(page, base, path, axe):
     """One page, loaded once in ``page``: listeners first, then the load (network quiet),
     then the checks: SCAN before axe (axe adds its script to the page), the widths after.
-    The visit ends by leaving the page, still listening (what leaving does counts too),
-    so the next visit in ``page`` starts from a blank page at the axe viewport."""
+    Then it stops listening (as closing the page did: a request cut short by leaving is
+    no fault of the page) and leaves, so that the next visit in ``page`` starts from a
+    blank page at the axe viewport."""
     korean = path.startswith("ko/")
     visit = Visit(path, base + path)
     listeners = {
@@ -213,10 +214,10 @@ async def _visit(page, base, path, axe):
             for width in BROKEN_WORD_WIDTHS:
                 await page.set_viewport_size({"width": width, "height": 900})
                 visit.broken_words[width] = await page.evaluate(BROKEN_WORDS)
-    await page.goto("about:blank")
-    await page.set_viewport_size(AXE_VIEWPORT)
     for event, listener in listeners.items():
         page.remove_listener(event, listener)
+    await page.goto("about:blank")
+    await page.set_viewport_size(AXE_VIEWPORT)
     return visit
 
 

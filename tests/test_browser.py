@@ -3,6 +3,10 @@
 Skipped when Chromium is missing, unless AUTOGRAD_RECIPES_REQUIRE_BROWSER=1 (as in
 .ci/run), which turns the skip into a failure. Screenshots and the per-page
 request counts go to build/test-artifacts/.
+
+The every-page check judges what the one visit per page recorded (tests/browser_pass.py,
+shared with test_korean_ui.py; pytest's durations count that pass as its setup); the
+other tests open the pages they need themselves.
 """
 
 import json
