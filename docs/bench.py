@@ -189,8 +189,22 @@ def main():
             heaviest <= 250 * 1024,
             f"{heaviest / 1024:.1f} KB",
         )
+        guide = guide_seconds(html / source / "build_report.html")
+        budget("the guide's notebook runs in <= 60 s (cold build)", guide <= 60, f"{guide:.1f} s")
         suite_time(budget)
     return 1 if failures else 0
+
+
+def guide_seconds(report):
+    """The guide's run time as the build report shows it (the test suite builds several
+    sites at once, so this budget is checked here, where the build runs alone)."""
+    row = next(
+        r
+        for r in re.findall(r"<tr[^>]*>(.*?)</tr>", report.read_text(encoding="utf-8"), re.S)
+        if "no_grad_guide" in r
+    )
+    value, unit = re.search(r'class="measured">([\d.]+) (m?s)<', row).groups()
+    return float(value) / (1000 if unit == "ms" else 1)
 
 
 def suite_time(budget):

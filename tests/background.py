@@ -8,7 +8,6 @@ that hands out its result; it runs only when a collected test uses that fixture
 (or a job that starts from it).
 """
 
-import os
 import shutil
 import subprocess
 import threading
@@ -93,9 +92,7 @@ class Jobs:
                     prepared = job.prepare(folders[name], *(self._results[d] for d in job.after))
                     build, extra = prepared if isinstance(prepared, tuple) else (prepared, {})
                     out, err = (open(folders[name] / f"{name}.{s}", "w+") for s in ("stdout", "stderr"))
-                    command = build.command
-                    if job.first and os.geteuid() == 0:  # from a niced pytest, back to normal
-                        command = ["nice", "-n", str(-os.nice(0)), *command]
+                    command = build.command if job.first else ["nice", "-n", "10", *build.command]
                     process = subprocess.Popen(
                         command, cwd=build.project, env=build.env, stdout=out, stderr=err, text=True
                     )

@@ -165,10 +165,6 @@ def pytest_configure(config):
     import time
 
     config.stash[_STARTED] = time.monotonic()
-    # The two cold builds (shared and determinism) time code for their claims and the
-    # guide's benchmark: they run at normal priority, one core each; this process, its
-    # browser and the other builds take what is left (tests/background.py).
-    os.nice(10)
 
 
 @pytest.fixture(scope="session")
