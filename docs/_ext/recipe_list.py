@@ -9,9 +9,23 @@ recipe's generated page changes.
 """
 
 import copy
+import re
 
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
+
+# a gloss: English in parentheses right after a translated term, e.g. 역전파(backward pass)
+GLOSS = re.compile(r"(?<=[\uac00-\ud7a3])\([a-z][a-z -]*\)")
+
+
+def _without_glosses(node):
+    """A recipe glosses a term at its first use on the recipe's page; on the landing page
+    the same terms come from several recipes and the page's own text, so glosses go."""
+    for text in list(node.findall(nodes.Text)):
+        plain = GLOSS.sub("", text.astext())
+        if plain != text.astext():
+            text.parent.replace(text, nodes.Text(plain))
+    return node
 
 
 class recipe_list(nodes.General, nodes.Element):
@@ -48,8 +62,11 @@ def _fill(app, doctree, docname):
         for doc in recipes(app.env):
             link = nodes.reference("", "", internal=True, refuri=app.builder.get_relative_uri(docname, doc))
             link += nodes.inline("", app.env.titles[doc].astext())
-            paragraph = nodes.paragraph("", "", link, nodes.Text(": "))
-            paragraph.extend(copy.deepcopy(child) for child in lede(app.env, doc).children)
+            paragraph = nodes.paragraph("", "", link, nodes.Text(" — "))
+            own = copy.deepcopy(lede(app.env, doc))
+            if app.config.language != next(iter(app.config.site_languages)):  # not the source
+                _without_glosses(own)
+            paragraph.extend(own.children)
             items += nodes.list_item("", paragraph)
         placeholder.replace_self(items)
 
