@@ -62,19 +62,6 @@ def build_site(project, *extra, timeout=900, env=None, offline=False):
     return result.returncode, _finish(result.stdout, result.stderr)
 
 
-def start_build(project, *extra, env=None):
-    """Start a build in the background; ``wait_build`` gives (exit code, all output)."""
-    command, env = _build_command(project, extra, env)
-    return subprocess.Popen(
-        command, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-
-
-def wait_build(process, timeout=900):
-    stdout, stderr = process.communicate(timeout=timeout)
-    return process.returncode, _finish(stdout, stderr)
-
-
 EPOCH_2024 = "1704067200"  # 2024-01-01: builds must take their dates from SOURCE_DATE_EPOCH
 CAN_UNSHARE = os.geteuid() == 0 and shutil.which("unshare") is not None
 

@@ -44,7 +44,8 @@ RULED_OUT = [
     ("뷰(view)", "no English after a word that is English in Hangul"),
     ("버퍼*(buffer)", "no English after a word that is English in Hangul"),
 ]
-GLOSS = re.compile(r"(?<=[\uac00-\ud7a3*])\(([a-z][a-z -]+)\)")  # English after a Korean word
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+from recipe_list import GLOSS  # noqa: E402  English in parentheses after a Korean word
 
 
 def is_heading(msgid):
@@ -134,6 +135,10 @@ def test_changed_english_is_reported_as_drift(built_site, tmp_path):
     assert any("Korean for English that is gone: 'Start with" in p for p in problems), problems
 
 
+# the page catalogs: prose, where terms and glosses follow the glossary
+PROSE_CATALOGS = [c for c in CATALOGS if c.stem not in {"sphinx", "glossary"}]
+
+
 def glossary():
     with open(ROOT / "docs" / "glossary.csv", encoding="utf-8") as f:
         return list(csv.reader(f))
@@ -156,11 +161,7 @@ def test_terms_checked_here_are_the_glossarys():
     assert len(TERMS) == 9
 
 
-@pytest.mark.parametrize(
-    "catalog",
-    [c for c in CATALOGS if c.stem not in {"sphinx", "glossary"}],
-    ids=lambda p: p.relative_to(LOCALE).as_posix(),
-)
+@pytest.mark.parametrize("catalog", PROSE_CATALOGS, ids=lambda p: p.relative_to(LOCALE).as_posix())
 def test_korean_uses_the_glossary_terms(catalog):
     wrong = []
     for entry in polib.pofile(str(catalog)):
@@ -172,11 +173,7 @@ def test_korean_uses_the_glossary_terms(catalog):
     assert not wrong, "\n".join(wrong)
 
 
-@pytest.mark.parametrize(
-    "catalog",
-    [c for c in CATALOGS if c.stem not in {"sphinx", "glossary"}],
-    ids=lambda p: p.relative_to(LOCALE).as_posix(),
-)
+@pytest.mark.parametrize("catalog", PROSE_CATALOGS, ids=lambda p: p.relative_to(LOCALE).as_posix())
 def test_first_use_of_a_term_gives_the_english(catalog):
     # headings are repeated wherever the page is linked: the English goes in the body
     text = "\n".join(e.msgstr for e in polib.pofile(str(catalog)) if not is_heading(e.msgid))
@@ -207,11 +204,7 @@ def test_korean_avoids_ruled_out_variants_and_glossed_headings(catalog):
     assert not wrong, "\n".join(wrong)
 
 
-@pytest.mark.parametrize(
-    "catalog",
-    [c for c in CATALOGS if c.stem not in {"sphinx", "glossary"}],
-    ids=lambda p: p.relative_to(LOCALE).as_posix(),
-)
+@pytest.mark.parametrize("catalog", PROSE_CATALOGS, ids=lambda p: p.relative_to(LOCALE).as_posix())
 def test_english_glosses_a_term_once_per_page(catalog):
     glosses = [g.lower() for e in polib.pofile(str(catalog)) for g in GLOSS.findall(e.msgstr)]
     assert not [g for g in set(glosses) if glosses.count(g) > 1 and "operation" not in g], glosses

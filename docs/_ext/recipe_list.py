@@ -15,7 +15,7 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
 # a gloss: English in parentheses right after a translated term, e.g. 역전파(backward pass)
-GLOSS = re.compile(r"(?<=[\uac00-\ud7a3])\([a-z][a-z -]*\)")
+GLOSS = re.compile(r"(?<=[\uac00-\ud7a3*])\(([a-z][a-z -]+)\)")  # also the catalog tests' rule
 
 
 def _without_glosses(node):
