@@ -231,3 +231,24 @@ def test_build_report_lists_every_executed_page(built_site):
         guide_row
     )  # its budget is checked by `nox -s bench`, on a quiet machine
     assert "2.13.0" in guide_row and ">ok<" in guide_row.replace("<p>", "").replace("</p>", "")
+
+
+def _batches(*kinds):
+    """time_modes stand-ins: one batch of 40 rounds per call; "noisy" straddles the margin, "clear" is 1.5x."""
+    shapes = {"noisy": [1.0, 1.6] * 20, "clear": [1.5] * 40}
+    return iter({"base": list(shapes[kind]), "other": [1.0] * 40} for kind in kinds)
+
+
+def test_settle_adds_rounds_until_the_interval_decides(rule, monkeypatch):
+    batches = _batches("noisy", "clear", "clear")
+    monkeypatch.setitem(rule, "time_modes", lambda fn, modes, rounds: next(batches))
+    ratio, low, high, rounds = rule["settle"](None, {}, "base", "other")
+    assert rounds == 80 and rule["decide"](low, high) == "faster", (ratio, low, high)
+
+
+def test_settle_stops_at_its_limit_undecided(rule, monkeypatch):
+    """The control: a comparison that stays noisy is returned undecided after `most` rounds."""
+    batches = _batches(*["noisy"] * 10)
+    monkeypatch.setitem(rule, "time_modes", lambda fn, modes, rounds: next(batches))
+    ratio, low, high, rounds = rule["settle"](None, {}, "base", "other", most=200)
+    assert rounds == 200 and rule["decide"](low, high) == "inconclusive", (ratio, low, high)
