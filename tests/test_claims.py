@@ -6,7 +6,7 @@ import re
 import sys
 
 import pytest
-from conftest import LANGUAGES, ROOT
+from conftest import LANGUAGES, ROOT, write_ledger
 
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 import claims_ledger  # noqa: E402
@@ -61,38 +61,28 @@ def test_claim_holds_as_recorded_on_this_torch(shared_build_results, claim):
 
 
 @pytest.fixture(scope="session")
-def control_results(tmp_path_factory):
+def control_results(tmp_path_factory, timed_controls):
     """Every claim's check run on its control case, the way the build runs claims
     (claims_runner: a process of its own, time limits). The unmeasured ones run in two
-    processes side by side; the measured ones (timings, memory) after them, alone, as in
-    the build, so that the other process's load cannot change their verdict."""
-    import tomllib
+    processes side by side; the memory ones after them, alone; the timed ones were timed
+    alone before anything else started (conftest: timed_controls)."""
     from concurrent.futures import ThreadPoolExecutor
 
     import claims_runner
 
-    claims = tomllib.loads((ROOT / "docs" / "claims.toml").read_text(encoding="utf-8"))["claim"]
     folder = tmp_path_factory.mktemp("controls")
-    plain = [c for c in claims if not c.get("measured")]
-    groups = [plain[0::2], plain[1::2], [c for c in claims if c.get("measured")]]
-    ledgers = []
-    for number, group in enumerate(groups):
-        ledger = folder / f"controls-{number}.toml"
-        group = [dict(c, code=claims_ledger.control_code(c)) for c in group]
-        ledger.write_text("".join(_toml_claim(c) for c in group), encoding="utf-8")
-        ledgers.append(ledger)
+    plain = [c for c in CLAIMS if not c.get("measured")]
+    groups = [plain[0::2], plain[1::2], [c for c in CLAIMS if c.get("measured") == "memory"]]
+    ledgers = [
+        write_ledger(
+            folder / f"controls-{n}.toml", [dict(c, code=claims_ledger.control_code(c)) for c in group]
+        )
+        for n, group in enumerate(groups)
+    ]
     with ThreadPoolExecutor(2) as pool:
         results = list(pool.map(lambda ledger: claims_runner.run_all(ledger, timeout=60), ledgers[:2]))
     results.append(claims_runner.run_all(ledgers[2], timeout=60))
-    return {k: v for part in results for k, v in part.items()}
-
-
-def _toml_claim(claim):
-    lines = ["[[claim]]"]
-    for key, value in claim.items():
-        # JSON strings and lists of strings are TOML too; numbers print alike
-        lines.append(f"{key} = {json.dumps(value)}")
-    return "\n".join(lines) + "\n\n"
+    return {k: v for part in [*results, timed_controls] for k, v in part.items()}
 
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=lambda c: c["id"])
@@ -179,3 +169,45 @@ def test_each_site_claim_is_linked_from_its_page(built_site, claim, lang):
     page = (project / "build/html" / lang / f"{claim['page']}.html").read_text(encoding="utf-8")
     depth = claim["page"].count("/")
     assert f'href="{"../" * depth}claims.html#claim-{claim["id"]}"' in page
+
+
+TIMED_CLAIM = {
+    "id": "planted-timed",
+    "article": "site",
+    "section": "s",
+    "claim": "c",
+    "verdict": "holds",
+    "page": "index",
+    "measured": "time",
+    "code": 'print("timed live")\nverdict = "holds"\n',
+    "control": [['"timed live"', '"x"']],
+    "control_verdict": "does not hold",
+}
+
+
+def test_builds_read_timed_claims_from_the_run_alone_while_the_code_is_the_same(tmp_path, monkeypatch):
+    import claims_runner
+
+    ledger = write_ledger(tmp_path / "claims.toml", [TIMED_CLAIM])
+    timed = tmp_path / "timed.json"
+    monkeypatch.delenv(claims_runner.TIMED_ENV, raising=False)
+    assert claims_runner.time_alone(ledger, 10, timed) == {"planted-timed": ("holds", "timed live\n")}
+    record = json.loads(timed.read_text())
+    record["planted-timed"]["evidence"] = "from the run alone\n"
+    timed.write_text(json.dumps(record))
+    monkeypatch.setenv(claims_runner.TIMED_ENV, str(timed))
+    assert claims_runner.run_all(ledger, 10) == {"planted-timed": ("holds", "from the run alone\n")}
+    # the control: once the claim's code changes, the build times it itself
+    changed = write_ledger(
+        tmp_path / "changed.toml", [dict(TIMED_CLAIM, code=TIMED_CLAIM["code"] + "# changed\n")]
+    )
+    assert claims_runner.run_all(changed, 10) == {"planted-timed": ("holds", "timed live\n")}
+    # and an unmeasured claim is never taken from the file
+    plain = write_ledger(tmp_path / "plain.toml", [{k: v for k, v in TIMED_CLAIM.items() if k != "measured"}])
+    assert claims_runner.run_all(plain, 10) == {"planted-timed": ("holds", "timed live\n")}
+
+
+def test_an_unknown_kind_of_measurement_is_refused(tmp_path):
+    ledger = write_ledger(tmp_path / "claims.toml", [dict(TIMED_CLAIM, measured="speed")])
+    with pytest.raises(claims_ledger.LedgerError, match=r"planted-timed\): measured 'speed' is not one of"):
+        claims_ledger.load(ledger)

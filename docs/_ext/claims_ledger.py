@@ -21,7 +21,9 @@ Used by the ``claims`` Sphinx extension at build time, by tests/test_claims.py
 """
 
 import contextlib
+import hashlib
 import io
+import json
 import re
 import sys
 import tomllib
@@ -30,6 +32,7 @@ from pathlib import Path
 
 LEDGER = Path(__file__).resolve().parents[1] / "claims.toml"
 VERDICTS = ("holds", "does not hold", "holds in part")
+MEASURED = ("time", "memory")  # what a measured claim's evidence measures (field `measured`)
 ARTICLES = ("inplace", "no_grad", "site")  # "site": a statement of this site's own pages
 FIELDS = ("id", "article", "section", "claim", "verdict", "page", "code", "control", "control_verdict")
 CELL = re.compile(r"```\{code-cell\} ipython3\n(.*?)```", re.S)
@@ -51,6 +54,8 @@ def load(path=LEDGER):
         for key in ("verdict", "control_verdict"):
             if claim[key] not in VERDICTS:
                 raise LedgerError(f"{where}: {key} {claim[key]!r} is not one of {VERDICTS}")
+        if claim.get("measured", MEASURED[0]) not in MEASURED:
+            raise LedgerError(f"{where}: measured {claim['measured']!r} is not one of {MEASURED}")
         if claim["article"] not in ARTICLES:
             raise LedgerError(f"{where}: article {claim['article']!r} is not one of {ARTICLES}")
         if claim["id"] in seen:
@@ -66,6 +71,13 @@ def page_cell(ref):
         if re.search(rf"^:tags: \[.*\b{tag}\b.*\]$", cell, re.M):
             return "\n".join(line for line in cell.splitlines() if not line.startswith(":"))
     raise LedgerError(f"no code cell tagged {tag!r} in docs/{page}")
+
+
+def code_digest(claim):
+    """The code that produces a claim's verdict, hashed: its own code and the page cells it uses."""
+    used = [page_cell(ref) for ref in claim.get("uses", [])]
+    text = json.dumps({"code": claim["code"], "uses": used}, sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def control_code(claim):
