@@ -14,10 +14,55 @@ import nox
 
 nox.options.reuse_venv = "yes"  # torch is large: create each environment once
 nox.options.sessions = ["docs"]
+# uv where it is installed (``pip install "nox[uv]"``): a first install in seconds, not minutes
+nox.options.default_venv_backend = "uv|virtualenv"
 
 
-def install(session):
-    session.install("-r", "requirements.txt")
+def install(session, *packages):
+    """Install ``packages`` (default: requirements.txt) with the session's installer."""
+    session.install(*(packages or ("-r", "requirements.txt")), env=_pip_settings_for(session))
+
+
+def _pip_config():
+    """pip's settings here ({"find-links": ..., ...}), from ``pip config list``: its
+    configuration files and PIP_* variables."""
+    listed = subprocess.run(
+        [sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True
+    ).stdout
+    files, variables = {}, {}
+    for line in listed.splitlines():
+        # ":env:" lines are PIP_* variables (the Pages workflow's CPU index, say): they win
+        match = re.match(r"(global|install|download|index|:env:)\.([\w-]+)='(.*)'$", line)
+        if match:
+            (variables if match[1] == ":env:" else files)[match[2]] = match[3]
+    return files | variables
+
+
+# pip's setting -> uv's variable; uv reads no pip configuration
+UV_VARIABLES = {
+    "index-url": "UV_DEFAULT_INDEX",
+    "extra-index-url": "UV_EXTRA_INDEX_URL",
+    "find-links": "UV_FIND_LINKS",
+    "constraint": "UV_CONSTRAINT",
+}
+
+
+def _pip_settings_for(session):
+    """Environment that makes uv install what pip would: pip's indexes, find-links (where a
+    CPU build of torch may lie) and constraints, as UV_* variables. Without them uv takes
+    torch from PyPI: a CUDA build of about 3 GB. Nothing for pip, which reads its own."""
+    if session.venv_backend != "uv":
+        return {}
+    env = {}
+    for setting, value in _pip_config().items():
+        name = UV_VARIABLES.get(setting)
+        if name and name not in os.environ:
+            env[name] = value
+    if "UV_EXTRA_INDEX_URL" in env or "UV_FIND_LINKS" in env:
+        # pip takes the best version from all its indexes; uv by default only from the first
+        # index that has the package
+        env.setdefault("UV_INDEX_STRATEGY", "unsafe-best-match")
+    return env
 
 
 def translations():
@@ -45,7 +90,7 @@ def tests(session):
 @nox.session
 def lint(session):
     """ruff (check and format) for Python, sphinx-lint for the sources, zizmor for the workflows."""
-    session.install("ruff==0.17.5", "sphinx-lint==1.0.2", "zizmor==1.32.0")
+    install(session, "ruff==0.17.5", "sphinx-lint==1.0.2", "zizmor==1.32.0")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("sphinx-lint", "docs", "recipes", "README.md")
@@ -87,7 +132,7 @@ def claims(session):
     """
     if not session.posargs:
         session.error("give a torch version: nox -s claims -- 2.9.1")
-    session.install(f"torch=={session.posargs[0]}")
+    install(session, f"torch=={session.posargs[0]}")
     session.run("python", "docs/_ext/claims_ledger.py", success_codes=[0, 1])
 
 
@@ -106,15 +151,10 @@ def _unconstrained_pip():
     and carry over, as ``PIP_*`` variables, every other setting they held (certificate,
     indexes, find-links). Only these commands see it: pip elsewhere is unchanged."""
     env = {"PIP_CONFIG_FILE": os.devnull}
-    listed = subprocess.run(
-        [sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True
-    ).stdout
-    for line in listed.splitlines():
-        match = re.match(r"(global|install|download|index)\.([\w-]+)='(.*)'$", line)
-        if match and match[2] != "constraint":
-            name = "PIP_" + match[2].upper().replace("-", "_")
-            if name not in os.environ:
-                env[name] = match[3]
+    for setting, value in _pip_config().items():
+        name = "PIP_" + setting.upper().replace("-", "_")
+        if setting != "constraint" and name not in os.environ:
+            env[name] = value
     return env
 
 
