@@ -4,6 +4,7 @@ Build with ``nox -s docs`` (which runs ``python docs/build.py``: English, then K
 Kept declarative: behaviour lives in the small extensions under docs/_ext.
 """
 
+import os
 import sys
 from pathlib import Path
 
@@ -26,6 +27,9 @@ extensions = [
     "recipe_guard",
     "execution_env",
     "site_languages",
+    "source_links",
+    "provenance",
+    "offline_copy",
     "theme_a11y",
     "korean_search",
     "ui_strings",
@@ -45,7 +49,17 @@ gettext_location = False  # catalogs do not change when lines move
 gettext_uuid = False
 gettext_last_translator = "autograd-recipes contributors"
 site_languages = {"en": "English", "ko": "한국어"}
-site_url = "https://autograd-recipes.github.io/autograd-recipes/"  # canonical, hreflang, sitemap, 404
+
+# --- where the site is published and where its sources live --------------------------
+# The Pages workflow (.github/workflows/pages.yml) sets these from the repository it runs
+# in, so a fork or a renamed repository links to itself. The defaults are for a local
+# build: the address `nox -s serve` serves it at, and the upstream repository.
+LOCAL_SITE_URL = "http://127.0.0.1:8000/"
+# canonical links, hreflang, og:url, the sitemap, the 404 page, the offline copies' outward links
+site_url = os.environ.get("AUTOGRAD_RECIPES_SITE_URL") or LOCAL_SITE_URL
+# "owner/name" on GitHub, and its branch: the pages' edit and "report a problem" links
+site_repository = os.environ.get("AUTOGRAD_RECIPES_REPOSITORY") or "autograd-recipes/autograd-recipes"
+site_branch = os.environ.get("AUTOGRAD_RECIPES_BRANCH") or "main"
 
 exclude_patterns = [
     "_ext",

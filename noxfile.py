@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
+import urllib.parse
 from pathlib import Path
 
 import nox
@@ -253,6 +254,11 @@ def matrix(session):
 
 @nox.session(venv_backend="none")
 def serve(session):
-    """Serve the built site on http://127.0.0.1:8000/ (run ``nox -s docs`` first)."""
-    port = session.posargs[0] if session.posargs else "8000"
-    session.run("python3", "-m", "http.server", port, "--bind", "127.0.0.1", "--directory", "build/html")
+    """Serve the built site at conf.py's LOCAL_SITE_URL, http://127.0.0.1:8000/ (run ``nox -s docs`` first).
+
+    A local build's canonical links, sitemap and 404 page point there; ``nox -s serve -- 8001``
+    serves on another port.
+    """
+    local = urllib.parse.urlsplit(runpy.run_path("conf.py")["LOCAL_SITE_URL"])
+    port = session.posargs[0] if session.posargs else str(local.port)
+    session.run("python3", "-m", "http.server", port, "--bind", local.hostname, "--directory", "build/html")

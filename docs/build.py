@@ -2,7 +2,8 @@
 
 The one place that knows how the site is built; ``nox -s docs``, the tests and
 the benchmarks all call it. Output: ``build/html/<lang>/`` for each language,
-and ``build/html/index.html``, which sends a reader to their language. English
+its offline copy ``build/html/<project>-<lang>.zip`` (docs/_ext/offline_copy.py), and
+``build/html/index.html``, which sends a reader to their language. English
 is built first: it runs the recipes and notebooks, and the Korean build reuses
 their results (sphinx-gallery's md5 check, myst-nb's jupyter-cache).
 
@@ -177,12 +178,34 @@ def build_html(languages=LANGUAGES, extra=(), timeout=BUILD_TIMEOUT):
             print(f"docs/build.py: the {lang} build failed (exit {code})", file=sys.stderr)
             report(path_problems(html))
             return code
+        code = write_archive(html, lang)
+        if code:
+            return code
     write_site_root(html, LANGUAGES)
     problems = missing_pages(html, languages) + path_problems(html)
     if problems:
         report(problems)
         print("docs/build.py: the site is not fit to publish", file=sys.stderr)
         return 1
+    return 0
+
+
+def write_archive(html, lang):
+    """The language's offline copy (docs/_ext/offline_copy.py), its size on the landing page."""
+    import offline_copy
+
+    config = site_config()
+    try:
+        path, size = offline_copy.write_offline_copy(
+            html, lang, config["project"], config["site_url"], source_date_epoch()
+        )
+    except ValueError as error:
+        print(f"docs/build.py: {error}", file=sys.stderr)
+        return 1
+    print(
+        f"docs/build.py: {lang} offline copy {path.name}: {path.stat().st_size} bytes, shown as {size}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -222,6 +245,12 @@ def missing_pages(html, languages):
         for name in ("index.html", "404.html", "sitemap.xml")
         if not (html / name).is_file()
     ]
+    import offline_copy
+
+    for lang in languages:
+        archive = html / offline_copy.archive_name(site_config()["project"], lang)
+        if not archive.is_file():
+            problems.append(f"{archive}: missing (the offline copy of the {lang} pages)")
     if (html / "jupyter_execute").exists():
         problems.append(
             f"{html / 'jupyter_execute'}: files myst-nb wrote for pages (draw figures as inline SVG) "

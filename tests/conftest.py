@@ -16,8 +16,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))  # claims_ledger, claims_runner
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 RECIPES = sorted((ROOT / "recipes").glob("plot_*.py"))
+CONF = runpy.run_path(str(ROOT / "conf.py"))  # as the builds read it, in the same environment
 # conf.py's site_languages: the one list of languages, the source first
-LANGUAGES = tuple(runpy.run_path(str(ROOT / "conf.py"))["site_languages"])
+LANGUAGES = tuple(CONF["site_languages"])
+SITE_URL = CONF["site_url"].rstrip("/") + "/"  # where the pages say they are published
 # Build outputs and caches stay behind: each copy starts cold.
 _NOT_COPIED = shutil.ignore_patterns("build", ".git", ".nox", "__pycache__", ".pytest_cache")
 

@@ -194,3 +194,6 @@ def test_torch_upgrade_runs_every_recipe_and_notebook_again(upgraded_build):
     assert output.count("Executing notebook") == 2, output
     report = html(project, "build_report.html")
     assert "2.99.0" in report
+    # every page's provenance line names the torch the build saw (docs/_ext/provenance.py)
+    for page in ("index.html", "glossary.html", "recipes/plot_01_manual_weight_update.html"):
+        assert "Checked on torch 2.99.0 with Python" in html(project, page), page

@@ -6,16 +6,14 @@ import sys
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import CAN_UNSHARE, ROOT
+from conftest import CAN_UNSHARE, ROOT, SITE_URL
 
 sys.path.insert(0, str(ROOT / "docs"))
 from site_scan import broken_links, off_site_references  # noqa: E402
 
 
 def site_path():
-    import runpy
-
-    return urlsplit(runpy.run_path(str(ROOT / "conf.py"))["site_url"]).path
+    return urlsplit(SITE_URL).path
 
 
 def test_no_page_loads_anything_from_another_site(built_site):
@@ -79,7 +77,7 @@ def test_site_has_404_page_and_sitemap_with_hreflang(built_site):
     ]
     assert sitemap.count("<url>") == 2 * len(en_pages)
     assert (
-        'hreflang="ko" href="https://' in sitemap
+        f'hreflang="ko" href="{SITE_URL}ko/' in sitemap
         and "/ko/recipes/plot_05_indexing_and_inplace.html" in sitemap
     )
     assert '<meta property="og:locale" content="ko_KR"' in (html / "ko/index.html").read_text(

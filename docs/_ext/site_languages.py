@@ -8,6 +8,7 @@ and OpenGraph tags for link previews.
 """
 
 from html import escape
+from urllib.parse import urlsplit
 
 from sphinx.util import logging
 
@@ -28,7 +29,12 @@ def _set_baseurl(app, config):
         logger.warning(
             "language %r is not in site_languages %s", config.language, list(config.site_languages)
         )
-    if config.site_url:
+    address = urlsplit(config.site_url)
+    if config.site_url and (address.scheme not in {"http", "https"} or not address.netloc):
+        logger.warning(
+            "site_url %r (conf.py, or AUTOGRAD_RECIPES_SITE_URL) is not an http(s) address", config.site_url
+        )
+    elif config.site_url:
         config.html_baseurl = f"{config.site_url.rstrip('/')}/{config.language}/"
 
 
