@@ -276,8 +276,8 @@ def _num(value):
 
 
 def _version_text(entry, words):
-    if entry["state"] == "freed":
-        return f"{entry['slot']} {words['freed']}"
+    if entry["state"] == "freed":  # torch's slot name, then our word
+        return (entry["slot"], words["freed"])
     if entry["state"] == "changed":
         return f"{entry['slot']} v{entry['saved']}\u2192v{entry['now']}"
     return f"{entry['slot']} v{entry['saved']}"
@@ -321,7 +321,11 @@ def layout(data, words=WORDS, tags=True):
     items = {}  # key -> {"layer", "lines": [(text, kind)], "w", "h", "kind", "classes"}
 
     def box(key, level, lines, kind, classes=()):
-        width = max(_width(t, k != "tag") for t, k in lines) + 2 * PAD if lines else 0
+        width = (
+            max(_width(" ".join(t) if k == "freed" else t, k != "tag") for t, k in lines) + 2 * PAD
+            if lines
+            else 0
+        )
         height = len(lines) * LINE + 8 if lines else 0
         items[key] = {
             "layer": level,
@@ -337,7 +341,8 @@ def layout(data, words=WORDS, tags=True):
         if node["leaf"]:
             lines.append((_leaf_text(node["leaf"]), "code"))
         lines += [
-            (_version_text(s, words), "alert" if s["state"] == "changed" else "code") for s in node["saved"]
+            (_version_text(s, words), {"changed": "alert", "freed": "freed"}.get(s["state"], "code"))
+            for s in node["saved"]
         ]
         if tags and node["mark"]:
             lines.append((words[node["mark"]], "tag"))
@@ -558,8 +563,12 @@ def svg(data, words=WORDS, tags=True, standalone=False, labelledby=None):
             f'<rect width="{_num(item["w"])}" height="{_num(item["h"])}" rx="{_num(radius)}"/>'
         )
         for n, (text, kind) in enumerate(item["lines"]):  # torch's names in monospace, our words not
+            if kind == "freed":
+                text = f'{escape(text[0])} <tspan class="ag-tag">{escape(text[1])}</tspan>'
+            else:
+                text = escape(text)
             kind = f' class="ag-{kind}"' if kind in ("alert", "tag") else ""
-            out.append(f'<text x="{PAD}" y="{16 + LINE * n}"{kind}>{escape(text)}</text>')
+            out.append(f'<text x="{PAD}" y="{16 + LINE * n}"{kind}>{text}</text>')
         out.append("</g>")
     out.append("</svg>")
     return "".join(out)
