@@ -44,7 +44,7 @@ def expect_error(kind, text):
 
 try:
     from autograd_graph import show_graph
-except ImportError:  # this file on its own: no pictures
+except ImportError:  # without the site's autograd_graph.py: no pictures
 
     def show_graph(tensor, *written):
         pass
