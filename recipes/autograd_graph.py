@@ -647,13 +647,17 @@ def figure(data, words=WORDS, ident="autograd-graph", standalone=False):
 class Graph:
     """A record that IPython and Jupyter display: the site's notebook pages read ``MIME``."""
 
+    shown = 0  # pictures made in this process: each caption gets an id of its own
+
     def __init__(self, data):
         self.data = data
+        Graph.shown += 1
+        self.ident = f"autograd-graph-{Graph.shown}"
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return {
             MIME: self.data,
-            "text/html": figure(self.data, standalone=True),
+            "text/html": figure(self.data, ident=self.ident, standalone=True),
             "text/plain": describe(self.data),
         }
 

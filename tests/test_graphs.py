@@ -299,3 +299,33 @@ def test_recipe_pages_with_their_pictures_stay_within_the_page_budget(built_site
     html = project / "build" / "html" / lang
     weights = {r.stem: first_visit_bytes(html, f"recipes/{r.stem}.html")[0] for r in RECIPES}
     assert max(weights.values()) <= PAGE_BUDGET, weights
+
+
+def test_notebooks_carry_the_record_and_myst_nb_finds_the_renderer():
+    """A notebook cell's display carries the record under MIME (with English HTML and text for
+    Jupyter); the renderer registered by docs/_ext's dist-info turns that, and only that, into
+    the node the page draws."""
+    from importlib.metadata import entry_points
+
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    import graph_figures
+
+    x = torch.randn(2, requires_grad=True)
+    first, second = ag.Graph(ag.record(x.exp())), ag.Graph(ag.record(x.sin()))
+    bundle = first._repr_mimebundle_()
+    assert bundle[ag.MIME] == first.data and bundle["text/plain"] == ag.describe(first.data)
+    assert "<style>" in bundle["text/html"] and 'id="autograd-graph-' in bundle["text/html"]
+    assert first.ident != second.ident  # two pictures in one notebook: two caption ids
+    (renderer,) = [
+        ep.load() for ep in entry_points(group="myst_nb.mime_renderers") if ep.name == "autograd-graph"
+    ]
+    assert renderer is graph_figures.NotebookGraphs
+    assert renderer.mime_priority_overrides == [("*", ag.MIME, 0)]
+
+    class Output:
+        def __init__(self, mime_type, content):
+            self.mime_type, self.content = mime_type, content
+
+    (node,) = renderer.handle_mime(None, Output(ag.MIME, first.data), inline=False)
+    assert isinstance(node, graph_figures.graph_figure) and node["data"] == first.data
+    assert renderer.handle_mime(None, Output("text/html", bundle["text/html"]), inline=False) is None
