@@ -36,6 +36,7 @@ extensions = [
     "claims",
     "claim_links",
     "recipe_list",
+    "graph_figures",
     "torch_matrix",
     "execution_report",
     "translation_guard",
@@ -100,6 +101,7 @@ sphinx_gallery_conf = {
     "examples_dirs": "../recipes",
     "gallery_dirs": "recipes",
     "filename_pattern": r"/plot_",
+    "ignore_pattern": r"__init__\.py|^autograd_graph\.py$",  # the recipes' drawing helper, not a recipe
     "within_subsection_order": "FileNameSortKey",
     "download_all_examples": False,
     "show_signature": False,
@@ -107,9 +109,10 @@ sphinx_gallery_conf = {
     "min_reported_time": float("inf"),
     # sphinx-gallery's own timing page loads jQuery and DataTables from CDNs.
     "write_computation_times": False,
-    # the recipes draw no figures: not importing matplotlib saves ~1 s per build
-    "image_scrapers": (),
-    "reset_modules": ("recipe_guard.prepare_recipe",),
+    # the recipes' pictures are their autograd graphs (graph_figures): not importing
+    # matplotlib saves ~1 s per build
+    "image_scrapers": ("graph_figures.scrape",),
+    "reset_modules": ("recipe_guard.prepare_recipe", "graph_figures.reset_pending"),
     "reset_modules_order": "both",
 }
 recipe_timeout = 60  # seconds; a recipe running longer fails the build

@@ -34,6 +34,7 @@ PAGE_TYPES = {
     "landing": "index.html",
     "overview": "inplace_overview.html",
     "recipe": "recipes/plot_05_indexing_and_inplace.html",
+    "gallery": "recipes/index.html",  # a graph thumbnail per recipe
     "guide": "no_grad_guide.html",
     "claims": "claims.html",
     "search": "search.html",  # loads the language's searchindex.js
@@ -183,11 +184,17 @@ def main():
                 for size in [len(data)]
             ),
         )
-        heaviest = max(weights[lang, "recipe"] for lang in LANGUAGES)
+        # every recipe page, each with its graph pictures, not only the page type's example
+        recipe_weights = {
+            (lang, r.stem): first_visit_bytes(html / lang, f"recipes/{r.stem}.html")[0]
+            for lang in LANGUAGES
+            for r in RECIPES
+        }
+        (lang, name), heaviest = max(recipe_weights.items(), key=lambda item: item[1])
         budget(
             "recipe page first visit <= 250 KB of HTML, CSS and JS",
             heaviest <= 250 * 1024,
-            f"{heaviest / 1024:.1f} KB",
+            f"heaviest {heaviest / 1024:.1f} KB ({lang}/recipes/{name}.html)",
         )
         guide = guide_seconds(html / source / "build_report.html")
         budget("the guide's notebook runs in <= 60 s (cold build)", guide <= 60, f"{guide:.1f} s")

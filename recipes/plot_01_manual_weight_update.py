@@ -12,11 +12,17 @@ fix is to stop recording for the update with ``torch.no_grad()``, which leaves
 """
 
 # %%
-# A small checker
-# ---------------
+# Two small helpers
+# -----------------
 # The failing snippets on this page run inside ``expect_error``: it prints the
 # error torch raised and stops the page's build if torch stops raising it.
 # You do not need it in your own code.
+#
+# ``show_graph(t)`` draws the graph autograd recorded for ``t``, as this page
+# shows it: the nodes, the tensors each one saved with their version when saved
+# and now, and the in-place write that changed one. It lives in
+# ``autograd_graph.py`` beside the recipes; without that file it draws nothing,
+# and your own code does not need it either.
 import contextlib
 
 import torch
@@ -35,6 +41,14 @@ def expect_error(kind, text):
         raise AssertionError(f"{want}; nothing was raised")
 
 
+try:
+    from autograd_graph import show_graph
+except ImportError:  # without the site's autograd_graph.py: no pictures
+
+    def show_graph(tensor, *written):
+        pass
+
+
 # %%
 # The pitfall: updating a leaf while autograd records
 # ---------------------------------------------------
@@ -47,6 +61,7 @@ target = torch.tensor([1.0, 0.0])
 w = torch.tensor([0.5, -0.5], requires_grad=True)
 
 loss = ((x @ w - target) ** 2).mean()
+show_graph(loss, w)
 loss.backward()
 lr = 0.1
 with expect_error(RuntimeError, "a leaf Variable that requires grad"):
@@ -107,6 +122,7 @@ print(
 # be cleared before the next backward pass (gradients accumulate).
 w_before = w.detach().clone()
 with torch.no_grad():
+    show_graph(w)
     w.add_(w.grad, alpha=-lr)
 w.grad = None
 print("w after one step:", w)

@@ -15,11 +15,17 @@ copy, so adding into ``out`` writes into the caller's input.
 """
 
 # %%
-# A small checker
-# ---------------
+# Two small helpers
+# -----------------
 # The failing snippets on this page run inside ``expect_error``: it prints the
 # error torch raised and stops the page's build if torch stops raising it.
 # You do not need it in your own code.
+#
+# ``show_graph(t)`` draws the graph autograd recorded for ``t``, as this page
+# shows it: the nodes, the tensors each one saved with their version when saved
+# and now, and the in-place write that changed one. It lives in
+# ``autograd_graph.py`` beside the recipes; without that file it draws nothing,
+# and your own code does not need it either.
 import contextlib
 
 import torch
@@ -36,6 +42,14 @@ def expect_error(kind, text):
         print(f"{kind.__name__}: {err}")
     else:
         raise AssertionError(f"{want}; nothing was raised")
+
+
+try:
+    from autograd_graph import show_graph
+except ImportError:  # without the site's autograd_graph.py: no pictures
+
+    def show_graph(tensor, *written):
+        pass
 
 
 # %%
@@ -85,6 +99,7 @@ def block_relu_then_add(x):
 
 
 out = block_relu_then_add(x)
+show_graph(out)
 print("version of out after add_:", out._version)
 with expect_error(RuntimeError, "modified by an inplace operation"):
     out.sum().backward()
@@ -160,6 +175,7 @@ def block_relu_then_add_safe(x):
 
 
 x64 = torch.randn(1, 2, 4, 4, dtype=torch.float64, requires_grad=True)
+show_graph(block_relu_then_add_safe(x64))
 passed = torch.autograd.gradcheck(block_relu_then_add_safe, (x64,))
 print("gradcheck passed:", passed)
 assert passed

@@ -13,11 +13,17 @@ lets you change it, but cuts the path: that one fails silently.
 """
 
 # %%
-# A small checker
-# ---------------
+# Two small helpers
+# -----------------
 # The failing snippets on this page run inside ``expect_error``: it prints the
 # error torch raised and stops the page's build if torch stops raising it.
 # You do not need it in your own code.
+#
+# ``show_graph(t)`` draws the graph autograd recorded for ``t``, as this page
+# shows it: the nodes, the tensors each one saved with their version when saved
+# and now, and the in-place write that changed one. It lives in
+# ``autograd_graph.py`` beside the recipes; without that file it draws nothing,
+# and your own code does not need it either.
 import contextlib
 
 import torch
@@ -34,6 +40,14 @@ def expect_error(kind, text):
         print(f"{kind.__name__}: {err}")
     else:
         raise AssertionError(f"{want}; nothing was raised")
+
+
+try:
+    from autograd_graph import show_graph
+except ImportError:  # without the site's autograd_graph.py: no pictures
+
+    def show_graph(tensor, *written):
+        pass
 
 
 # %%
@@ -54,6 +68,7 @@ y = x.exp()
 print("version before:", y._version)
 y.add_(1)
 print("version after add_:", y._version)
+show_graph(y)
 with expect_error(RuntimeError, "modified by an inplace operation"):
     y.sum().backward()
 
@@ -73,6 +88,7 @@ print("requires_grad:", z.requires_grad, "| grad_fn:", z.grad_fn)
 y = x.exp()
 z = y.clone()
 z.add_(1)
+show_graph(z)
 grad_clone = torch.autograd.grad(z.sum(), x)[0]
 
 # %%

@@ -12,11 +12,17 @@ else; break the second and backward raises an error.
 """
 
 # %%
-# A small checker
-# ---------------
+# Two small helpers
+# -----------------
 # The failing snippets on this page run inside ``expect_error``: it prints the
 # error torch raised and stops the page's build if torch stops raising it.
 # You do not need it in your own code.
+#
+# ``show_graph(t)`` draws the graph autograd recorded for ``t``, as this page
+# shows it: the nodes, the tensors each one saved with their version when saved
+# and now, and the in-place write that changed one. It lives in
+# ``autograd_graph.py`` beside the recipes; without that file it draws nothing,
+# and your own code does not need it either.
 import contextlib
 
 import torch
@@ -35,6 +41,14 @@ def expect_error(kind, text):
         raise AssertionError(f"{want}; nothing was raised")
 
 
+try:
+    from autograd_graph import show_graph
+except ImportError:  # without the site's autograd_graph.py: no pictures
+
+    def show_graph(tensor, *written):
+        pass
+
+
 # %%
 # Safe: straight after a linear layer
 # -----------------------------------
@@ -50,6 +64,7 @@ reference[1] = torch.nn.ReLU(inplace=False)
 
 x = torch.randn(4, 8)
 out, out_ref = model(x), reference(x)
+show_graph(out)
 grads = torch.autograd.grad(out.sum(), list(model.parameters()))
 grads_ref = torch.autograd.grad(out_ref.sum(), list(reference.parameters()))
 print("outputs equal:", torch.equal(out, out_ref))
@@ -85,6 +100,7 @@ print("largest difference:", (wrong - right).abs().max().item())
 # output changes it, and backward refuses to run.
 a = torch.tanh(linear1(x))
 torch.nn.ReLU(inplace=True)(a)
+show_graph(a)
 with expect_error(RuntimeError, "which is output 0 of Tanh,"):
     a.sum().backward()
 

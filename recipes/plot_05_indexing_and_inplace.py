@@ -13,11 +13,17 @@ out-of-place op such as ``index_add``.
 """
 
 # %%
-# A small checker
-# ---------------
+# Two small helpers
+# -----------------
 # The failing snippets on this page run inside ``expect_error``: it prints the
 # error torch raised and stops the page's build if torch stops raising it.
 # You do not need it in your own code.
+#
+# ``show_graph(t)`` draws the graph autograd recorded for ``t``, as this page
+# shows it: the nodes, the tensors each one saved with their version when saved
+# and now, and the in-place write that changed one. It lives in
+# ``autograd_graph.py`` beside the recipes; without that file it draws nothing,
+# and your own code does not need it either.
 import contextlib
 
 import torch
@@ -34,6 +40,14 @@ def expect_error(kind, text):
         print(f"{kind.__name__}: {err}")
     else:
         raise AssertionError(f"{want}; nothing was raised")
+
+
+try:
+    from autograd_graph import show_graph
+except ImportError:  # without the site's autograd_graph.py: no pictures
+
+    def show_graph(tensor, *written):
+        pass
 
 
 # %%
@@ -63,6 +77,7 @@ torch.manual_seed(0)
 x = torch.randn(6, requires_grad=True)
 h = x.exp()
 h[h > 2] = 0
+show_graph(h)
 with expect_error(RuntimeError, "modified by an inplace operation"):
     h.sum().backward()
 
@@ -97,6 +112,7 @@ assert torch.equal(grad_clone, torch.arange(5.0)) and torch.equal(grad_oop, grad
 # else 0.
 h = x.exp()
 h_masked = torch.where(h > 2, torch.zeros_like(h), h)
+show_graph(h_masked)
 grad_where = torch.autograd.grad(h_masked.sum(), x)[0]
 expected = torch.where(x.exp() > 2, 0.0, x.exp()).detach()
 print("torch.where gradient matches the formula:", torch.equal(grad_where, expected))

@@ -13,11 +13,17 @@ no error. ``torch.no_grad()`` allows the change *and* keeps that protection.
 """
 
 # %%
-# A small checker
-# ---------------
+# Two small helpers
+# -----------------
 # The failing snippets on this page run inside ``expect_error``: it prints the
 # error torch raised and stops the page's build if torch stops raising it.
 # You do not need it in your own code.
+#
+# ``show_graph(t)`` draws the graph autograd recorded for ``t``, as this page
+# shows it: the nodes, the tensors each one saved with their version when saved
+# and now, and the in-place write that changed one. It lives in
+# ``autograd_graph.py`` beside the recipes; without that file it draws nothing,
+# and your own code does not need it either.
 import contextlib
 
 import torch
@@ -34,6 +40,14 @@ def expect_error(kind, text):
         print(f"{kind.__name__}: {err}")
     else:
         raise AssertionError(f"{want}; nothing was raised")
+
+
+try:
+    from autograd_graph import show_graph
+except ImportError:  # without the site's autograd_graph.py: no pictures
+
+    def show_graph(tensor, *written):
+        pass
 
 
 # %%
@@ -63,6 +77,7 @@ with expect_error(RuntimeError, "a leaf Variable that requires grad"):
 w, x = fresh()
 loss = (w * x).sum()
 w.data.mul_(decay)
+show_graph(loss)
 loss.backward()
 print("x.grad with .data decay:", x.grad)
 print("correct x.grad (w in the forward pass):", w_start)
@@ -77,6 +92,7 @@ w, x = fresh()
 loss = (w * x).sum()
 with torch.no_grad():
     w.mul_(decay)
+show_graph(loss)
 with expect_error(RuntimeError, "modified by an inplace operation"):
     loss.backward()
 
@@ -90,6 +106,7 @@ loss = (w * x).sum()
 loss.backward()
 with torch.no_grad():
     w.mul_(decay)
+show_graph(loss)
 print("x.grad:", x.grad)
 print("w:", w)
 

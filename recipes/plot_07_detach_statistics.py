@@ -12,11 +12,17 @@ alive as long as the total does. It grows with every batch. ``detach()`` (or
 """
 
 # %%
-# A small checker
-# ---------------
+# Two small helpers
+# -----------------
 # The failing snippets on this page run inside ``expect_error``: it prints the
 # error torch raised and stops the page's build if torch stops raising it.
 # You do not need it in your own code.
+#
+# ``show_graph(t)`` draws the graph autograd recorded for ``t``, as this page
+# shows it: the nodes, the tensors each one saved with their version when saved
+# and now, and the in-place write that changed one. It lives in
+# ``autograd_graph.py`` beside the recipes; without that file it draws nothing,
+# and your own code does not need it either.
 import contextlib
 
 import torch
@@ -33,6 +39,14 @@ def expect_error(kind, text):
         print(f"{kind.__name__}: {err}")
     else:
         raise AssertionError(f"{want}; nothing was raised")
+
+
+try:
+    from autograd_graph import show_graph
+except ImportError:  # without the site's autograd_graph.py: no pictures
+
+    def show_graph(tensor, *written):
+        pass
 
 
 # %%
@@ -85,6 +99,7 @@ print("after 20 batches:", graph_size(total_20))
 # using the total in backward fails.
 with torch.no_grad():
     model[2].weight.mul_(0.5)
+show_graph(total)
 with expect_error(RuntimeError, "modified by an inplace operation"):
     total.backward()
 with torch.no_grad():
@@ -100,6 +115,7 @@ for batch in batches:
     out = model(batch)
     total_detached.add_(out.detach().sum())
     total_float += out.sum().item()
+show_graph(total_detached)
 print("requires grad:", total_detached.requires_grad, "| graph:", graph_size(total_detached))
 
 # %%

@@ -51,7 +51,8 @@ KOREAN_SEARCH = "ko/search.html?q=텐서"
 # output (tests/test_korean_ui.py decides which of them are English UI).
 SCAN = """() => {
   const skip = "pre, code, .highlight, .output, .cell_output, .measured, math, script, style, noscript,"
-    + " .claim-evidence, .claim-section, [lang=en], .sphx-glr-script-out, .search .context";
+    + " .claim-evidence, .claim-section, [lang=en], .sphx-glr-script-out, .search .context,"
+    + " svg.ag text:not(.ag-tag)";  // a graph picture's torch names and versions; its words are checked
   const out = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   while (walker.nextNode()) {

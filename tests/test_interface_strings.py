@@ -26,12 +26,19 @@ def marked_strings():
     for path in sorted((ROOT / "docs" / "_templates").rglob("*.html")):
         for match in TEMPLATE_CALL.finditer(path.read_text(encoding="utf-8")):
             found.setdefault(match.group(2), path.name)
+    # the graph pictures' labels: recipes/autograd_graph.py's WORDS, each passed to _() by graph_figures
+    drawer = ROOT / "recipes" / "autograd_graph.py"
+    for node in ast.walk(ast.parse(drawer.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "WORDS":
+            for value in ast.literal_eval(node.value).values():
+                found.setdefault(value, f"{drawer.name} WORDS")
     return found
 
 
 def test_the_scan_finds_strings():
     strings = marked_strings()
     assert "Run time when this site was built:" in strings and "Language" in strings
+    assert "in-place write" in strings  # a label of the graph pictures
 
 
 @pytest.mark.parametrize("lang", LANGUAGES[1:])

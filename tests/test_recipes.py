@@ -16,17 +16,64 @@ def test_recipes_are_numbered_in_order():
     assert RECIPES and numbers == list(range(1, len(RECIPES) + 1)), [r.name for r in RECIPES]
 
 
+DRAWER = "autograd_graph"  # recipes/autograd_graph.py: the pictures; a recipe runs without it
+
+
 @pytest.mark.parametrize("recipe", RECIPES, ids=lambda p: p.stem)
 def test_recipe_imports_only_torch_and_the_standard_library(recipe):
+    """Besides those, only the drawer of the site's pictures, and only where its absence is
+    caught (``try: ... except ImportError``): a recipe copied on its own still runs."""
     tree = ast.parse(recipe.read_text(), filename=str(recipe))
+    optional = {
+        id(node)
+        for handler_block in ast.walk(tree)
+        if isinstance(handler_block, ast.Try)
+        and any(getattr(h.type, "id", None) == "ImportError" for h in handler_block.handlers)
+        for node in handler_block.body
+    }
     imported = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             imported |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
+        elif isinstance(node, ast.ImportFrom) and not (node.module == DRAWER and id(node) in optional):
             imported.add(node.module.split(".")[0])
     outside = imported - set(sys.stdlib_module_names) - {"torch"}
     assert not outside, f"{recipe.name} imports {sorted(outside)}"
+
+
+def drawer_fallback_source(text):
+    match = re.search(
+        rf"\ntry:\n    from {DRAWER} import show_graph\nexcept ImportError:.*?\n(?=\S)", text, re.S
+    )
+    assert match, "no guarded import of show_graph"
+    return match.group(0)
+
+
+def test_every_page_carries_the_same_drawer_fallback():
+    copies = {p.name: drawer_fallback_source(p.read_text()) for p in RECIPES}
+    copies["inplace_overview.md"] = drawer_fallback_source(
+        (ROOT / "docs" / "inplace_overview.md").read_text()
+    )
+    assert len(set(copies.values())) == 1, copies
+
+
+def test_a_recipe_copied_alone_runs_without_the_drawer(tmp_path):
+    """What a reader who downloads one recipe gets: the same run, without the pictures.
+    Control: beside the drawer, the same recipe's show_graph is the drawer's."""
+    recipe = next(r for r in RECIPES if "show_graph(" in r.read_text())
+    alone = tmp_path / recipe.name
+    alone.write_text(recipe.read_text() + "\nprint('drawer:', show_graph.__module__)\n")
+    runs = {}
+    for where in (tmp_path, recipe.parent):
+        script = f"import runpy, sys; sys.path[0] = {str(where)!r}; runpy.run_path({str(alone)!r}, run_name='__main__')"
+        runs[where] = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+        )
+    assert runs[tmp_path].returncode == 0, runs[tmp_path].stderr
+    assert runs[tmp_path].stdout.rstrip().endswith("drawer: __main__")
+    assert runs[recipe.parent].stdout.rstrip().endswith(f"drawer: {DRAWER}")
+    without = runs[tmp_path].stdout.rsplit("drawer:", 1)[0]
+    assert without == runs[recipe.parent].stdout.rsplit("drawer:", 1)[0], "the pictures change no output"
 
 
 # One interpreter imports torch (all a recipe may import besides the standard library),

@@ -4,12 +4,13 @@ sphinx-gallery skips a recipe whose source text is unchanged, and jupyter-cache
 serves a notebook whose code cells are unchanged, whatever torch is installed:
 after an upgrade, a build would publish the old torch's outputs as the new
 one's. The execution environment's key (the versions of torch, numpy and Python,
-the platform, and the code of our run guards) is therefore part of every
-execution cache: notebooks use a jupyter-cache folder per key, recipes lose
-their sphinx-gallery md5 files when the key differs from the one their outputs
-were made with, and Sphinx re-reads every page (``execution_environment`` is an
-"env" config value). A notebook whose execution failed is read again on the next
-build, so a failure cannot pass the second time.
+the platform, the code of our run guards and of the graph drawer the recipes and
+notebooks call) is therefore part of every execution cache: notebooks use a
+jupyter-cache folder per key, recipes lose their sphinx-gallery md5 files when
+the key differs from the one their outputs were made with, and Sphinx re-reads
+every page (``execution_environment`` is an "env" config value). A notebook
+whose execution failed is read again on the next build, so a failure cannot
+pass the second time.
 """
 
 import hashlib
@@ -24,6 +25,7 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 DISTRIBUTIONS = ("torch", "numpy")  # what the recipes and notebooks import
 GUARDS = ("recipe_guard.py", "torch_state.py")  # code that runs around every recipe
+DRAWER = "recipes/autograd_graph.py"  # reads the graphs the recipes and notebooks draw (graph_figures)
 STAMP = ".execution-environment"  # in the generated gallery folder: the key of its outputs
 
 
@@ -41,6 +43,7 @@ def environment():
     described.update(python=sys.version.split()[0], platform=platform.platform())
     for name in GUARDS:
         described[name] = hashlib.sha256((here / name).read_bytes()).hexdigest()[:12]
+    described[DRAWER] = hashlib.sha256((here.parents[1] / DRAWER).read_bytes()).hexdigest()[:12]
     return described
 
 
