@@ -26,6 +26,7 @@ extensions = [
     "recipe_guard",
     "execution_env",
     "site_languages",
+    "page_summary",
     "theme_a11y",
     "korean_search",
     "ui_strings",

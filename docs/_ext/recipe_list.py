@@ -45,12 +45,15 @@ def recipes(env):
     return sorted(d for d in env.found_docs if d.startswith(f"{gallery}/plot_"))
 
 
-def lede(env, doc):
-    """The recipe's first paragraph (the docstring's lede), as Sphinx translated it."""
-    for paragraph in env.get_doctree(doc).findall(nodes.paragraph):
-        if isinstance(paragraph.parent, nodes.section):
+def lede(env, doc, doctree=None):
+    """A page's first paragraph of its own text (a recipe's: its docstring's lede), as
+    Sphinx translated it: the first paragraph directly in a section, not one that an
+    extension added with a class of its own (the torch versions line, the notebook
+    download) nor one inside a note. ``doctree``: the page's, if at hand."""
+    for paragraph in (doctree or env.get_doctree(doc)).findall(nodes.paragraph):
+        if isinstance(paragraph.parent, nodes.section) and not paragraph["classes"]:
             return paragraph
-    raise ValueError(f"{env.doc2path(doc)}: the recipe has no paragraph after its title")
+    raise ValueError(f"{env.doc2path(doc)}: the page has no paragraph after its title")
 
 
 def _fill(app, doctree, docname):
