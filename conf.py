@@ -98,6 +98,10 @@ sphinx_gallery_conf = {
     "image_scrapers": (),
     "reset_modules": ("recipe_guard.prepare_recipe",),
     "reset_modules_order": "both",
+    # which torch names each recipe uses (resolved from its code as it ran), for the
+    # mini-galleries of the guide and the overview: ``.. minigallery:: torch.no_grad``
+    "doc_module": ("torch",),
+    "backreferences_dir": "recipes/uses",
 }
 recipe_timeout = 60  # seconds; a recipe running longer fails the build
 claims_timeout = 60  # seconds per claim of docs/claims.toml (a claim's own `timeout` wins)
