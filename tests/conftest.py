@@ -19,7 +19,7 @@ RECIPES = sorted((ROOT / "recipes").glob("plot_*.py"))
 # conf.py's site_languages: the one list of languages, the source first
 LANGUAGES = tuple(runpy.run_path(str(ROOT / "conf.py"))["site_languages"])
 # Build outputs and caches stay behind: each copy starts cold.
-_NOT_COPIED = shutil.ignore_patterns("build", ".git", ".nox", "__pycache__", ".pytest_cache")
+_NOT_COPIED = shutil.ignore_patterns("build", ".git", ".nox", "node_modules", "__pycache__", ".pytest_cache")
 
 
 def copy_project(dest):
