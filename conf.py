@@ -30,6 +30,7 @@ extensions = [
     "source_links",
     "provenance",
     "offline_copy",
+    "page_summary",
     "theme_a11y",
     "korean_search",
     "ui_strings",
@@ -114,6 +115,10 @@ sphinx_gallery_conf = {
     "image_scrapers": ("graph_figures.scrape",),
     "reset_modules": ("recipe_guard.prepare_recipe", "graph_figures.reset_pending"),
     "reset_modules_order": "both",
+    # which torch names each recipe uses (resolved from its code as it ran), for the
+    # mini-galleries of the guide and the overview: ``.. minigallery:: torch.no_grad``
+    "doc_module": ("torch",),
+    "backreferences_dir": "recipes/uses",
 }
 recipe_timeout = 60  # seconds; a recipe running longer fails the build
 claims_timeout = 60  # seconds per claim of docs/claims.toml (a claim's own `timeout` wins)

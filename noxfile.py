@@ -1,4 +1,4 @@
-"""Contributor tasks: ``nox -s docs``, ``tests``, ``lint``, ``i18n``, ``claims``, ``matrix``, ``bench``, ``serve``."""
+"""Contributor tasks: ``nox -s docs``, ``tests``, ``lint``, ``i18n``, ``claims``, ``matrix``, ``bench``, ``lighthouse``, ``serve``."""
 
 import json
 import os
@@ -250,6 +250,19 @@ def matrix(session):
     session.log("time per release: " + ", ".join(f"{r} {t:.0f} s (install {i:.0f} s)" for r, i, t in times))
     if failed:
         session.error(f"torch {', '.join(failed)}: verdicts changed or the release could not be checked")
+
+
+@nox.session(venv_backend="none")
+def lighthouse(session):
+    """Lighthouse scores of build/html (run ``nox -s docs`` first), served gzipped as GitHub Pages does.
+
+    Installs the pinned npm package (package.json, ``npm ci``), then runs ``docs/lighthouse.py``
+    with the mobile profile in Chromium on the landing page, a recipe, the guide and the claims
+    page of each language; fails when one scores under 95 for performance or 100 for the others.
+    ``nox -s lighthouse -- --runs 3`` takes the median of three runs per page.
+    """
+    session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+    session.run("python3", "docs/lighthouse.py", *session.posargs, external=True)
 
 
 @nox.session(venv_backend="none")

@@ -28,7 +28,9 @@ from site_scan import CSS_URL, OFF_SITE, loaded_resources  # noqa: E402
 LANGUAGES = list(runpy.run_path(str(ROOT / "conf.py"))["site_languages"])  # the source first
 RECIPES = sorted((ROOT / "recipes").glob("plot_*.py"))
 NOTEBOOKS = [p for p in (ROOT / "docs").glob("*.md") if "kernelspec:" in p.read_text(encoding="utf-8")]
-NOT_COPIED = shutil.ignore_patterns("build", ".git", ".nox", "__pycache__", ".pytest_cache", "*.mo")
+NOT_COPIED = shutil.ignore_patterns(
+    "build", ".git", ".nox", "node_modules", "__pycache__", ".pytest_cache", "*.mo"
+)
 LANG_TIME = re.compile(r"docs/build\.py: (\w+) built in ([\d.]+) s")
 PAGE_TYPES = {
     "landing": "index.html",

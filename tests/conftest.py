@@ -21,7 +21,7 @@ CONF = runpy.run_path(str(ROOT / "conf.py"))  # as the builds read it, in the sa
 LANGUAGES = tuple(CONF["site_languages"])
 SITE_URL = CONF["site_url"].rstrip("/") + "/"  # where the pages say they are published
 # Build outputs and caches stay behind: each copy starts cold.
-_NOT_COPIED = shutil.ignore_patterns("build", ".git", ".nox", "__pycache__", ".pytest_cache")
+_NOT_COPIED = shutil.ignore_patterns("build", ".git", ".nox", "node_modules", "__pycache__", ".pytest_cache")
 
 
 def copy_project(dest):

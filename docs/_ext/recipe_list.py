@@ -5,11 +5,14 @@ recipe needs only its file and its catalog: each item is the recipe page's title
 the first paragraph of its docstring (its one-sentence lede), both taken from the
 recipe's own doctree, which Sphinx has already translated from the recipe's catalog.
 The items are filled in when the page is written; the page is read again whenever a
-recipe's generated page changes.
+recipe's generated page changes. ``lede`` is also each page's summary (page_summary).
+A page with one of sphinx-gallery's mini-galleries is read again when the recipes' uses
+change.
 """
 
 import copy
 import re
+from pathlib import Path
 
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
@@ -45,12 +48,15 @@ def recipes(env):
     return sorted(d for d in env.found_docs if d.startswith(f"{gallery}/plot_"))
 
 
-def lede(env, doc):
-    """The recipe's first paragraph (the docstring's lede), as Sphinx translated it."""
-    for paragraph in env.get_doctree(doc).findall(nodes.paragraph):
-        if isinstance(paragraph.parent, nodes.section):
+def lede(env, doc, doctree=None):
+    """A page's first paragraph of its own text (a recipe's: its docstring's lede), as
+    Sphinx translated it: the first paragraph directly in a section, not one that an
+    extension added with a class of its own (the torch versions line, the notebook
+    download) nor one inside a note. ``doctree``: the page's, if at hand."""
+    for paragraph in (doctree or env.get_doctree(doc)).findall(nodes.paragraph):
+        if isinstance(paragraph.parent, nodes.section) and not paragraph["classes"]:
             return paragraph
-    raise ValueError(f"{env.doc2path(doc)}: the recipe has no paragraph after its title")
+    raise ValueError(f"{env.doc2path(doc)}: the page has no paragraph after its title")
 
 
 def _fill(app, doctree, docname):
@@ -71,8 +77,21 @@ def _fill(app, doctree, docname):
         placeholder.replace_self(items)
 
 
+def _minigallery_source(app, doctree):
+    """A page with a mini-gallery (sphinx-gallery's ``minigallery``: the recipes that use a
+    name) is read again when the recipes' uses change: sphinx-gallery's backreferences file,
+    which it rewrites only then."""
+    conf = app.config.sphinx_gallery_conf
+    if not conf.get("backreferences_dir") or app.env.docname in recipes(app.env):
+        return
+    if any("sphx-glr-thumbnails" in raw.astext() for raw in doctree.findall(nodes.raw)):
+        path = Path(app.srcdir, conf["backreferences_dir"], "backreferences_all.json")
+        app.env.note_dependency(str(path))
+
+
 def setup(app):
     app.add_node(recipe_list)
     app.add_directive("recipe-list", RecipeList)
+    app.connect("doctree-read", _minigallery_source)
     app.connect("doctree-resolved", _fill)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -3,25 +3,15 @@
 For every page this adds what links it to its counterparts: the language
 switch's links (relative, so they work under any sub-path and from ``file://``),
 ``<link rel="alternate" hreflang>`` for each language, a canonical link
-(Sphinx writes it from ``html_baseurl``, which we point at this language's tree),
-and OpenGraph tags for link previews.
+(Sphinx writes it from ``html_baseurl``, which we point at this language's tree).
+The OpenGraph tags, og:locale included, are page_summary's.
 """
 
-from html import escape
 from urllib.parse import urlsplit
 
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
-
-
-def og_locale(code):
-    """OpenGraph's language_TERRITORY for a language code: ko -> ko_KR, en -> en_US."""
-    from babel import Locale  # a Sphinx dependency
-    from babel.core import get_global
-
-    locale = Locale.parse(get_global("likely_subtags").get(code, code))  # ko -> ko_Kore_KR
-    return f"{locale.language}_{locale.territory}" if locale.territory else locale.language
 
 
 def _set_baseurl(app, config):
@@ -64,22 +54,7 @@ def _page_context(app, pagename, templatename, context, doctree):
         alternates += (
             f'<link rel="alternate" hreflang="x-default" href="{base}/{source}/{pagename}{suffix}" />\n'
         )
-        url = f"{base}/{config.language}/{pagename}{suffix}"
-        title = context.get("title") or config.project
-        og = {
-            "og:title": f"{title} - {config.project}" if pagename != config.root_doc else config.project,
-            "og:type": "website" if pagename == config.root_doc else "article",
-            "og:url": url,
-            "og:site_name": config.project,
-            "og:locale": og_locale(config.language),
-        }
-        tags = "".join(f'<meta property="{k}" content="{escape(v, quote=True)}" />\n' for k, v in og.items())
-        tags += "".join(
-            f'<meta property="og:locale:alternate" content="{og_locale(code)}" />\n'
-            for code in config.site_languages
-            if code != config.language
-        )
-        context["metatags"] = context.get("metatags", "") + alternates + tags
+        context["metatags"] = context.get("metatags", "") + alternates
 
 
 def setup(app):

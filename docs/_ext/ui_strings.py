@@ -15,15 +15,18 @@ and an English build is unchanged. These places need it:
   for the search result count: the messages our sphinx.po has fill it.
 * conf.py's ``copyright`` names the holders in English (furo's footer).
 * sphinx-gallery writes the recipe cards' captions and tooltips as raw HTML in
-  English: they are replaced by the recipe's translated title and first paragraph.
+  English (the gallery index's, and the mini-galleries' on other pages): they are
+  replaced by the recipe's translated title and first paragraph.
 """
 
 import json
+import posixpath
 import re
 from html import escape
 from pathlib import Path
 
 from docutils import nodes
+from recipe_list import lede
 from sphinx.locale import _
 from sphinx.util import logging
 
@@ -137,32 +140,40 @@ def _finish(app, exception):
 
 
 def _gallery_cards(app, doctree, docname):
-    """The recipe cards of the gallery index: caption and tooltip from the translated recipe."""
-    if app.config.language == "en" or not docname.endswith("index"):
+    """The recipe cards (the gallery index's, and the mini-galleries' of other pages): caption
+    and tooltip from the translated recipe. Each card is, in this order, a raw block that
+    opens it (with the tooltip), the link to its recipe, and a raw block with its caption."""
+    if app.config.language == "en":
         return
-    raws = [n for n in doctree.findall(nodes.raw) if "sphx-glr-thumbcontainer" in n.astext()]
-    titles = [n for n in doctree.findall(nodes.raw) if "sphx-glr-thumbnail-title" in n.astext()]
-    # each card links its recipe once, between its two raw blocks
-    refs = [r for r in doctree.findall(nodes.reference) if "plot_" in r.get("refuri", "")]
-    folder = docname.rsplit("/", 1)[0] + "/" if "/" in docname else ""
-    docs = [folder + r["refuri"].split(".html")[0].rsplit("/", 1)[-1] for r in refs]
-    if not raws or not len(raws) == len(titles) == len(docs):
-        return
-    for open_div, title_div, doc in zip(raws, titles, docs):
-        if doc not in app.env.all_docs:
-            continue
-        title = app.env.titles[doc].astext()
-        paragraphs = app.env.get_doctree(doc).findall(nodes.paragraph)
-        first = next((p for p in paragraphs if isinstance(p.parent, nodes.section)), None)
-        tooltip = re.sub(r"\s+", " ", first.astext()) if first is not None else title
-        _replace(
-            open_div,
-            re.sub(r'tooltip="[^"]*"', f'tooltip="{escape(tooltip, quote=True)}"', open_div.astext()),
-        )
-        _replace(
-            title_div,
-            re.sub(r"(sphx-glr-thumbnail-title\">)[^<]*", rf"\g<1>{escape(title)}", title_div.astext()),
-        )
+    card = None  # [the raw block that opened the card being read, its recipe]
+    for node in list(doctree.findall(lambda n: isinstance(n, (nodes.raw, nodes.reference)))):
+        if isinstance(node, nodes.raw) and "sphx-glr-thumbcontainer" in node.astext():
+            card = [node, None]
+        elif isinstance(node, nodes.reference) and card and card[1] is None:
+            card[1] = _linked_doc(app, docname, node.get("refuri", ""))
+        elif isinstance(node, nodes.raw) and "sphx-glr-thumbnail-title" in node.astext() and card:
+            (open_div, doc), card = card, None
+            if doc not in app.env.all_docs:
+                continue
+            title = app.env.titles[doc].astext()
+            try:
+                tooltip = re.sub(r"\s+", " ", lede(app.env, doc).astext())
+            except ValueError:
+                tooltip = title
+            _replace(
+                open_div,
+                re.sub(r'tooltip="[^"]*"', f'tooltip="{escape(tooltip, quote=True)}"', open_div.astext()),
+            )
+            _replace(
+                node,
+                re.sub(r"(sphx-glr-thumbnail-title\">)[^<]*", rf"\g<1>{escape(title)}", node.astext()),
+            )
+
+
+def _linked_doc(app, docname, refuri):
+    """The document a link on ``docname``'s page points to (its refuri is relative to the page)."""
+    path = posixpath.normpath(posixpath.join(posixpath.dirname(docname), refuri.split("#")[0]))
+    return path.removesuffix(app.builder.out_suffix)
 
 
 def _replace(raw, text):
