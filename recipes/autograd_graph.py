@@ -58,7 +58,8 @@ WORDS = {
     "changed other": "%(node)s saved %(slot)s at version %(saved)d; it is now at version %(now)d.",
     "hidden changed": "The nodes not drawn hold %(count)d more changed saved tensors.",
     "fails": "Backward will fail: it checks the version of every saved tensor.",
-    "passes": "Every saved tensor is at the version it was saved at: backward's version check passes.",
+    "passes": "Every saved tensor is at the version it was saved at: backward's version check passes "
+    "(it sees only writes that bump the version, not writes through .data).",
     "freed verdict": "Backward has run and freed the tensors the graph saved: an in-place write "
     "now breaks nothing.",
     "refused verdict": "%(leaf)s is a leaf that requires grad: autograd refuses to write it in "

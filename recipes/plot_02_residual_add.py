@@ -175,7 +175,8 @@ def block_relu_then_add_safe(x):
 
 
 x64 = torch.randn(1, 2, 4, 4, dtype=torch.float64, requires_grad=True)
-show_graph(block_relu_then_add_safe(x64))
+out64 = block_relu_then_add_safe(x64)
+show_graph(out64)
 passed = torch.autograd.gradcheck(block_relu_then_add_safe, (x64,))
 print("gradcheck passed:", passed)
 assert passed
