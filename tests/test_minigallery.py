@@ -111,3 +111,30 @@ def test_minigallery_cards_read_in_the_pages_language(built_site, lang, page, na
         assert heading.startswith("Recipes using ") and not HANGUL.search(section)
     else:
         assert HANGUL.search(heading) and "Recipes" not in heading and "\\" not in heading, heading
+
+
+@pytest.mark.parametrize(("page", "name"), galleries())
+def test_card_thumbnails_load_lazily(built_site, page, name):
+    project, code, output = built_site
+    section = card_section((project / "build/html/en" / f"{page}.html").read_text(encoding="utf-8"), name)
+    images = re.findall(r"<img [^>]*>", section)
+    assert images and all('loading="lazy"' in image for image in images), images
+
+
+def test_only_card_images_are_made_lazy():
+    """page_weight's rule on a doctree of its own: an image outside a card keeps loading at once."""
+    from types import SimpleNamespace
+
+    from docutils import nodes
+    from docutils.utils import new_document
+    from page_weight import _lazy_thumbnails
+
+    doctree = new_document("test")
+    card = [
+        nodes.raw("", '<div class="sphx-glr-thumbcontainer" tooltip="t">', format="html"),
+        nodes.image(uri="card.png"),
+        nodes.raw("", '<div class="sphx-glr-thumbnail-title">T</div></div>', format="html"),
+    ]
+    doctree += [*card, nodes.image(uri="figure.png")]
+    _lazy_thumbnails(SimpleNamespace(builder=SimpleNamespace(format="html")), doctree, "page")
+    assert [image.get("loading") for image in doctree.findall(nodes.image)] == ["lazy", None]
