@@ -111,19 +111,13 @@ sphinx_gallery_conf = {
     "min_reported_time": float("inf"),
     # sphinx-gallery's own timing page loads jQuery and DataTables from CDNs.
     "write_computation_times": False,
-<<<<<<< HEAD
+    # its stylesheet for the cards and outputs; not those for Binder badges, pandas
+    # tables and rich HTML outputs, which no recipe has (three requests less per page)
+    "css": ("sg_gallery",),
     # the recipes' pictures are their autograd graphs (graph_figures): not importing
     # matplotlib saves ~1 s per build
     "image_scrapers": ("graph_figures.scrape",),
     "reset_modules": ("recipe_guard.prepare_recipe", "graph_figures.reset_pending"),
-=======
-    # its stylesheet for the cards and outputs; not those for Binder badges, pandas
-    # tables and rich HTML outputs, which no recipe has (three requests less per page)
-    "css": ("sg_gallery",),
-    # the recipes draw no figures: not importing matplotlib saves ~1 s per build
-    "image_scrapers": (),
-    "reset_modules": ("recipe_guard.prepare_recipe",),
->>>>>>> seo-links
     "reset_modules_order": "both",
     # which torch names each recipe uses (resolved from its code as it ran), for the
     # mini-galleries of the guide and the overview: ``.. minigallery:: torch.no_grad``
