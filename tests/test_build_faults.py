@@ -20,8 +20,10 @@ from background import snapshot
 from conftest import JOBS, ROOT, background_build, build_site, copy_project, seeded_copy
 
 PINNED = version("torch").split("+")[0]  # its recorded results: docs/matrix/torch-<PINNED>.json
-RECIPE_TIMEOUT = 30  # seconds, for the fault build: the planted endless recipe stops after this
-# (wall time: generous, since the fault build runs beside other builds)
+# seconds, for the fault build: the planted endless recipe stops after this (wall time: generous,
+# since the fault build runs beside other builds; a sound recipe, whose first optimizer imports
+# torch._dynamo and which draws its graphs, took over 30 s on this 2-core machine under load)
+RECIPE_TIMEOUT = 60
 
 
 def plant(path, old, new):
