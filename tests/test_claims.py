@@ -211,3 +211,25 @@ def test_an_unknown_kind_of_measurement_is_refused(tmp_path):
     ledger = write_ledger(tmp_path / "claims.toml", [dict(TIMED_CLAIM, measured="speed")])
     with pytest.raises(claims_ledger.LedgerError, match=r"planted-timed\): measured 'speed' is not one of"):
         claims_ledger.load(ledger)
+
+
+def test_a_timed_claim_that_ends_in_an_error_is_timed_again(tmp_path, monkeypatch):
+    import claims_runner
+
+    monkeypatch.delenv(claims_runner.TIMED_ENV, raising=False)
+    count = tmp_path / "count"
+    code = (
+        f"import pathlib\ncount = pathlib.Path({str(count)!r})\n"
+        "n = int(count.read_text()) if count.exists() else 0\ncount.write_text(str(n + 1))\n"
+        "if n == 0:\n    raise RuntimeError('still undecided (planted)')\n"
+        "print('decided on attempt', n + 1)\nverdict = 'holds'\n"
+    )
+    timed = write_ledger(tmp_path / "timed.toml", [dict(TIMED_CLAIM, code=code)])
+    assert claims_runner.run_all(timed, 10) == {"planted-timed": ("holds", "decided on attempt 2\n")}
+    # the control: an unmeasured claim's error is its result, not tried again
+    count.unlink()
+    plain = {k: v for k, v in TIMED_CLAIM.items() if k != "measured"}
+    verdict, evidence = claims_runner.run_all(
+        write_ledger(tmp_path / "plain.toml", [dict(plain, code=code)]), 10
+    )["planted-timed"]
+    assert verdict is None and "still undecided (planted)" in evidence and count.read_text() == "1"
