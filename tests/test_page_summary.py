@@ -6,7 +6,7 @@ import sys
 
 import polib
 import pytest
-from conftest import LANGUAGES, RECIPES, ROOT
+from conftest import CONF, LANGUAGES, RECIPES, ROOT
 
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 from page_summary import DESCRIPTION_WIDTH, shorten, width  # noqa: E402
@@ -41,14 +41,20 @@ def first_paragraph(page):
 
 
 def explicit_descriptions():
-    """{page: its English ``.. meta:: :description:``} from the reST sources."""
+    """{page: its English ``.. meta:: :description:``} from the reST sources.
+
+    The gallery's page is built from its README (sphinx-gallery writes it as the gallery's index).
+    """
+    gallery = CONF["sphinx_gallery_conf"]
+    sources = {path.stem: path for path in (ROOT / "docs").glob("*.rst")}
+    sources[f"{gallery['gallery_dirs']}/index"] = ROOT / "docs" / gallery["examples_dirs"] / "README.rst"
     found = {}
-    for path in sorted((ROOT / "docs").glob("*.rst")):
+    for name, path in sorted(sources.items()):
         match = re.search(
             r"^\.\. meta::\n   :description: (.*?)\n\n", path.read_text(encoding="utf-8"), re.S | re.M
         )
         if match:
-            found[path.stem] = " ".join(match.group(1).split())
+            found[name] = " ".join(match.group(1).split())
     return found
 
 
@@ -96,7 +102,7 @@ def test_explicit_description_is_the_pages_field_translated(built_site, lang):
     project, code, output = built_site
     site = pages(project, lang)
     explicit = explicit_descriptions()
-    assert "claims" in explicit
+    assert {"claims", "index", "recipes/index"} <= set(explicit)
     for name, english in explicit.items():
         if lang == "en":
             expected = english
