@@ -126,6 +126,31 @@ def test_site_works_when_opened_from_disk(site, page):
     assert "리프" in page.inner_text("article")
 
 
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_link_to_a_late_section_lands_on_it_although_sections_lay_out_lazily(site, browser, lang):
+    """site.css lets sections off screen skip layout (content-visibility: auto): a link to
+    the guide's last section must still land on its heading, and the skipped sections come
+    back when scrolled to."""
+    base, html = site
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto(f"{base}{lang}/no_grad_guide.html")
+    ids = page.eval_on_selector_all("article > section > section", "els => els.map(e => e.id)")
+    assert len(ids) >= 5, ids
+    skipped = "el => !el.checkVisibility({contentVisibilityAuto: true})"
+    first, last = (f"article > section > section#{ids[i]}" for i in (0, -1))
+    page.goto(f"{base}{lang}/no_grad_guide.html#{ids[-1]}")
+    page.wait_for_timeout(300)
+    top = page.eval_on_selector(f"{last} > :is(h2, h3)", "h => h.getBoundingClientRect().top")
+    assert 0 <= top < 120, f"{lang}: the heading of #{ids[-1]} is at {top} px"
+    # control: the first section is off screen and skipped, so the rule is in force here
+    assert page.eval_on_selector(f"{first} p", skipped), "the first section was laid out"
+    page.eval_on_selector(first, "el => el.scrollIntoView()")
+    page.wait_for_timeout(300)
+    assert not page.eval_on_selector(f"{first} p", skipped), "the first section stayed skipped"
+    context.close()
+
+
 def search(page, base, lang, query):
     page.goto(f"{base}{lang}/search.html?q={quote(query)}")
     page.wait_for_selector("#search-results ul.search li", timeout=15000)
