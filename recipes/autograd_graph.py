@@ -47,16 +47,20 @@ WORDS = {
     "allowed": "not recording: write allowed",
     "freed": "freed",
     "more": "%(count)d more nodes",
+    "more, one": "%(count)d more node",
     "none": "no graph recorded",
     "tensor": "the tensor",
     "graph": "The graph autograd recorded for %(tensor)s, from its inputs: %(nodes)s.",
     "and more": "%(nodes)s and %(count)d more nodes",
+    "and more, one": "%(nodes)s and %(count)d more node",
     "changed by": "%(node)s saved %(slot)s at version %(saved)d; the in-place write %(write)s "
     "changed it to version %(now)d.",
     "changed leaf": "%(node)s saved %(slot)s at version %(saved)d; it was changed in place, "
     "without being recorded, to version %(now)d.",
     "changed other": "%(node)s saved %(slot)s at version %(saved)d; it is now at version %(now)d.",
+    "in nodes": "In %(count)d nodes: %(sentence)s",
     "hidden changed": "The nodes not drawn hold %(count)d more changed saved tensors.",
+    "hidden changed, one": "The nodes not drawn hold %(count)d more changed saved tensor.",
     "fails": "Backward will fail: it checks the version of every saved tensor.",
     "passes": "Every saved tensor is at the version it was saved at: backward's version check passes "
     "(it sees only writes that bump the version, not writes through .data).",
@@ -120,6 +124,12 @@ def record(tensor, *written, names=None):
         "hidden_changed": sum(1 for n in nodes[MAX_NODES:] for s in n["saved"] if s["state"] == "changed"),
         "verdict": _verdict(nodes, changed),
     }
+
+
+def _counted(key, count):
+    """The key of ``WORDS`` for ``count`` things: its ", one" form for one (English has two
+    forms; a catalog may translate both the same)."""
+    return f"{key}, one" if count == 1 else key
 
 
 def _walk(top):
@@ -379,7 +389,8 @@ def layout(data, words=WORDS, tags=True):
             connect(("n", j), ("n", i))
     note = None
     if data["more"]:
-        note = (words["more"] % {"count": data["more"]}) if tags else f"+{data['more']}"
+        more = data["more"]
+        note = (words[_counted("more", more)] % {"count": more}) if tags else f"+{more}"
     return _place(items, _order(items, chains), chains, note)
 
 
@@ -600,9 +611,10 @@ def describe(data, words=WORDS, html=False):
             for i in order
         )
         if data["more"]:
-            listed = text(words["and more"]) % {"nodes": listed, "count": data["more"]}
+            more = data["more"]
+            listed = text(words[_counted("and more", more)]) % {"nodes": listed, "count": more}
         say("graph", tensor=tensor, nodes=listed)
-    said = []
+    said = {}
     for node in nodes:
         leaves = [nodes[i]["leaf"] for i in node["inputs"] if nodes[i]["mark"] == "changed"]
         for entry in node["saved"]:
@@ -617,11 +629,13 @@ def describe(data, words=WORDS, html=False):
             else:
                 key = "changed other"
             sentence = text(words[key]) % values
-            if sentence not in said:
-                said.append(sentence)
-    sentences += said
+            said[sentence] = said.get(sentence, 0) + 1  # the same change in several nodes: once, counted
+    sentences += [
+        sentence if count == 1 else text(words["in nodes"]) % {"count": count, "sentence": sentence}
+        for sentence, count in said.items()
+    ]
     if data["hidden_changed"]:
-        say("hidden changed", count=data["hidden_changed"])
+        say(_counted("hidden changed", data["hidden_changed"]), count=data["hidden_changed"])
     verdict = data["verdict"]
     if verdict in ("refused", "allowed"):
         marked = next(n for n in nodes if n["mark"] == verdict)

@@ -145,6 +145,35 @@ def test_a_large_graph_is_cut_with_a_count():
     assert f">+{more}<" in ag.svg(data, tags=False)
 
 
+def test_the_same_change_in_two_nodes_is_said_once_and_counted():
+    torch.manual_seed(0)
+    linear = torch.nn.Linear(3, 1)
+    total = torch.zeros(1)
+    for _ in range(2):  # two AddmmBackward0 nodes, each saving the same view of the weight
+        total.add_(linear(torch.randn(2, 3, requires_grad=True)).sum())
+    with torch.no_grad():
+        linear.weight.mul_(0.5)
+    caption = ag.describe(ag.record(total))
+    assert caption.count("In 2 nodes: AddmmBackward0 saved mat2 at version 1; it is now at version 2.") == 1
+    # control: one node, no count (nn.Linear initialised the weight in place: version 1)
+    one = torch.zeros(1)
+    one.add_(linear(torch.randn(2, 3, requires_grad=True)).sum())
+    with torch.no_grad():
+        linear.weight.mul_(2.0)
+    caption = ag.describe(ag.record(one))
+    assert "In " not in caption and caption.count("AddmmBackward0 saved mat2") == 1
+
+
+def test_one_node_more_is_counted_in_the_singular():
+    x = torch.randn(2, requires_grad=True)
+    total = x
+    for _ in range(6):  # 6 AddBackward0, 6 ExpBackward0, 1 AccumulateGrad: one node over
+        total = total + x.exp()
+    data = ag.record(total)
+    assert data["more"] == 13 - ag.MAX_NODES == 1
+    assert ">1 more node<" in ag.svg(data) and " and 1 more node." in ag.describe(data)
+
+
 def test_saved_tensor_hooks_would_hide_the_failure():
     """Why the drawer reads versions from torch's unpack check instead of a pack hook: with
     any saved_tensors_hooks, torch skips the version check and backward passes."""
