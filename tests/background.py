@@ -8,7 +8,9 @@ that hands out its result; it runs only when a collected test uses that fixture
 (or a job that starts from it).
 """
 
+import os
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -50,6 +52,8 @@ class Jobs:
         self._jobs, self._results = {}, {}
         self._finish = finish  # (stdout, stderr) -> output text
         self._changed = threading.Condition()
+        self._processes = {}  # name -> the running build's process (leader of its own group)
+        self._stopped = threading.Event()
 
     def register(self, name, fixture, prepare, after=(), then=None, first=False):
         """``first``: a build that times code (its claims, the guide's benchmark) and that
@@ -80,9 +84,16 @@ class Jobs:
             raise result
         return result
 
+    def stop(self):
+        """End every build still running, with the processes it started (kernels, the
+        child build): a session that stops early (-x, Ctrl-C, a crash) leaves none behind."""
+        self._stopped.set()
+        for process in list(self._processes.values()):
+            _kill_group(process)
+
     def _run(self, names, folders, limit):
         pending, running = list(names), {}
-        while pending or running:
+        while (pending or running) and not self._stopped.is_set():
             for name in list(pending):
                 job = self._jobs[name]
                 if len(running) >= limit or not all(d in self._results for d in job.after):
@@ -94,8 +105,15 @@ class Jobs:
                     out, err = (open(folders[name] / f"{name}.{s}", "w+") for s in ("stdout", "stderr"))
                     command = build.command if job.first else ["nice", "-n", "10", *build.command]
                     process = subprocess.Popen(
-                        command, cwd=build.project, env=build.env, stdout=out, stderr=err, text=True
+                        command,
+                        cwd=build.project,
+                        env=build.env,
+                        stdout=out,
+                        stderr=err,
+                        text=True,
+                        start_new_session=True,  # a group of its own, ended as one (stop, timeout)
                     )
+                    self._processes[name] = process
                     running[name] = (process, build, extra, out, err, time.monotonic())
                 except BaseException as error:  # handed to the test that asks for it
                     self._done(name, error)
@@ -104,9 +122,9 @@ class Jobs:
                 if process.poll() is None and elapsed < build.timeout:
                     continue
                 if process.returncode is None:
-                    process.kill()
-                    process.wait()
+                    _kill_group(process)
                 del running[name]
+                del self._processes[name]
                 out.seek(0), err.seek(0)
                 output = self._finish(out.read(), err.read())
                 out.close(), err.close()
@@ -123,6 +141,14 @@ class Jobs:
         with self._changed:
             self._results[name] = result
             self._changed.notify_all()
+
+
+def _kill_group(process):
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:  # already ended, with all of its group
+        pass
+    process.wait()
 
 
 def snapshot(project, dest):

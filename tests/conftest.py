@@ -167,12 +167,15 @@ def second_cold_build():
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """Record a whole run's time for `nox -s bench` (build/test-artifacts/suite.json in the
+    """End the builds still running (a session stopped early needs none of them).
+
+    Record a whole run's time for `nox -s bench` (build/test-artifacts/suite.json in the
     checkout); runs of a selection (-k, paths, -x stops) are not the suite and are not recorded."""
     import datetime
     import json
     import time
 
+    JOBS.stop()
     config = session.config
     if config.option.keyword or config.option.markexpr or config.args != config.getini("testpaths"):
         return

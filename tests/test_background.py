@@ -1,0 +1,53 @@
+"""The background builds' runner (tests/background.py) leaves no process behind."""
+
+import os
+import time
+
+import background
+
+
+def alive(pid):
+    """Whether ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def start_sleeper(tmp_path, timeout=900):
+    """A build whose process starts a grandchild, as build.py starts its child build and
+    kernels; returns the runner and the grandchild's pid."""
+    pid_file = tmp_path / "grandchild.pid"
+    jobs = background.Jobs(lambda stdout, stderr: stdout + stderr)
+    script = f"sleep 300 & echo $! > {pid_file}; wait"
+    jobs.register(
+        "sleeper",
+        "unused_fixture",
+        lambda folder: background.Build(tmp_path, ["bash", "-c", script], dict(os.environ), timeout),
+        first=True,
+    )
+    jobs.start(["sleeper"], lambda name: tmp_path, limit=1)
+    for _ in range(100):
+        if pid_file.is_file() and pid_file.read_text().strip():
+            return jobs, int(pid_file.read_text())
+        time.sleep(0.05)
+    raise AssertionError("the build never started its grandchild")
+
+
+def test_stop_ends_a_running_build_with_the_processes_it_started(tmp_path):
+    jobs, grandchild = start_sleeper(tmp_path)
+    assert alive(grandchild)  # control: running until stopped
+    jobs.stop()
+    for _ in range(50):
+        if not alive(grandchild):
+            break
+        time.sleep(0.05)
+    assert not alive(grandchild)
+
+
+def test_a_build_past_its_timeout_ends_with_its_processes(tmp_path):
+    jobs, grandchild = start_sleeper(tmp_path, timeout=1)
+    result = jobs.result("sleeper", timeout=30)
+    assert result.code == -9 and result.seconds >= 1
+    assert not alive(grandchild)
