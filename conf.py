@@ -114,8 +114,7 @@ sphinx_gallery_conf = {
     # its stylesheet for the cards and outputs; not those for Binder badges, pandas
     # tables and rich HTML outputs, which no recipe has (three requests less per page)
     "css": ("sg_gallery",),
-    # the recipes' pictures are their autograd graphs (graph_figures): not importing
-    # matplotlib saves ~1 s per build
+    # the recipes' pictures are their autograd graphs (graph_figures); no matplotlib
     "image_scrapers": ("graph_figures.scrape",),
     "reset_modules": ("recipe_guard.prepare_recipe", "graph_figures.reset_pending"),
     "reset_modules_order": "both",

@@ -397,3 +397,14 @@ def test_built_pages_carry_the_matrix(built_site, lang):
     for page in pages + ["inplace_overview.html"]:
         text = (html / page).read_text(encoding="utf-8")
         assert text.count('class="torch-versions-line"') == 1, page
+
+
+def test_torch_release_is_read_without_importing_torch():
+    code = (
+        "import sys; sys.path.insert(0, 'docs/_ext'); import torch_matrix; "
+        "release = torch_matrix.torch_release(); print(release, 'torch' in sys.modules); "
+        "import torch; print(torch.__version__.split('+')[0])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    read, imported_before, imported = done.stdout.split()
+    assert read == imported and imported_before == "False"
