@@ -88,7 +88,7 @@ def _say(differences):
             said.append(templates[template] % {"line": values[0], "error": values[1]})
         else:
             said.append(templates[template] % {"line": values[0]})
-    return "; ".join(dict.fromkeys(said))
+    return _("; ").join(dict.fromkeys(said))  # Korean has no semicolon: sentences
 
 
 class _State:
@@ -364,7 +364,7 @@ def _summary_text(good, bad, unknown):
         )
     if not parts:
         parts.append(_("Not checked on other torch releases yet"))
-    return "; ".join(parts)
+    return _("; ").join(parts)
 
 
 def page_line(state, rows, builder, docname):
