@@ -1,6 +1,7 @@
 """Each language's offline copy (docs/_ext/offline_copy.py): linked from its landing page
 with its size, deterministic, complete, and readable in Chromium with the network off."""
 
+import io
 import re
 import sys
 import time
@@ -75,6 +76,25 @@ def test_archive_holds_the_language_tree_and_nothing_else(html, lang):
     assert f"{folder}/index.html" in {i.filename for i in infos}
     assert not any(i.filename.endswith(offline_copy.archive_name(PROJECT, lang)) for i in infos)
     assert {i.date_time for i in infos} == {time.gmtime(int(EPOCH_2024))[:6]}
+
+
+def test_archive_leaves_out_images_and_downloads_no_page_uses(tmp_path):
+    tree = tmp_path / "en"
+    files = {
+        "index.html": '<img src="_images/used.svg"><a href="_downloads/abc/guide%20one.ipynb">get</a>',
+        "_images/used.svg": "<svg/>",
+        "_images/stale.png": "old",  # left by an earlier build
+        "_downloads/abc/guide one.ipynb": "{}",
+        "_downloads/old/guide.ipynb": "{}",  # left by an earlier build
+        "_static/site.css": "body {}",  # not a generated folder: always in
+    }
+    for name, text in files.items():
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text(text)
+    data = offline_copy.archive_bytes(tree, "copy", EPOCH_2024, SITE_URL)
+    with zipfile.ZipFile(io.BytesIO(data)) as zip_file:
+        names = {i.filename.removeprefix("copy/") for i in zip_file.infolist()}
+    assert names == {"index.html", "_images/used.svg", "_downloads/abc/guide one.ipynb", "_static/site.css"}
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

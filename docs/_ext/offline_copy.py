@@ -25,7 +25,7 @@ import time
 import zipfile
 from io import BytesIO
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from docutils import nodes
 from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/sphinx.po
@@ -35,6 +35,9 @@ UNKNOWN_SIZE = "?"  # what Sphinx writes; docs/build.py puts the real size in it
 SIZE_SLOT = re.compile(r'(<span class="offline-size"><span class="measured">)(.*?)(</span></span>)')
 LINK = re.compile(r'(\s(?:href|src)=")([^"]*)(")')
 OUTSIDE = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|/|#)", re.I)  # absolute, rooted or same-page
+# Sphinx never removes an image or download that no page uses any more: an incremental build
+# keeps them, so the copy takes from these folders only what a page refers to
+GENERATED = re.compile(r"(?:_images|_downloads)/[^\"'\s)#?<>]+")
 ZIP_EPOCH = 315532800  # 1980-01-01: the earliest time a ZIP entry can carry
 ROUNDS = 4
 
@@ -99,15 +102,26 @@ def outward_links(html, page, site_url):
     return LINK.sub(absolute, html)
 
 
+def used_generated_files(tree):
+    """The files under ``_images/`` and ``_downloads/`` that a page of ``tree`` refers to."""
+    return {
+        unquote(m.group(0)) for p in tree.rglob("*.html") for m in GENERATED.finditer(p.read_text("utf-8"))
+    }
+
+
 def archive_bytes(tree, folder, epoch, site_url):
-    """The ZIP of ``tree`` (build/html/<lang>) below ``folder``/, as bytes."""
+    """The ZIP of ``tree`` (build/html/<lang>) below ``folder``/, as bytes: every file but
+    hidden ones and images or downloads no page uses (left by an earlier build)."""
     stamp = time.gmtime(max(int(epoch), ZIP_EPOCH))[:6]
     lang = tree.name
+    used = used_generated_files(tree)
     buffer = BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         for path in sorted(p for p in tree.rglob("*") if p.is_file()):
             rel = path.relative_to(tree).as_posix()
             if any(part.startswith(".") for part in rel.split("/")):
+                continue
+            if rel.split("/")[0] in ("_images", "_downloads") and rel not in used:
                 continue
             data = path.read_bytes()
             if path.suffix == ".html":
