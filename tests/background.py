@@ -88,7 +88,7 @@ class Jobs:
         """End every build still running, with the processes it started (kernels, the
         child build): a session that stops early (-x, Ctrl-C, a crash) leaves none behind."""
         self._stopped.set()
-        for process in list(self._processes.values()):
+        for process in self._processes.copy().values():  # one call: the runner thread may change it
             _kill_group(process)
 
     def _run(self, names, folders, limit):
