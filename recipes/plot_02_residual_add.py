@@ -125,8 +125,11 @@ with expect_error(RuntimeError, "modified by an inplace operation"):
 # The pitfall, silent: ``out = x`` is not a copy
 # ----------------------------------------------
 # A block that starts from its input and accumulates into it changes the
-# caller's tensor. Nothing raises when the input does not require grad (a batch
-# of data, say): the same batch gives a different answer the second time.
+# caller's tensor. With recording off (``no_grad`` here, or ``inference_mode``)
+# nothing raises: the same batch gives a different answer the second time.
+# With grad mode on it is loud instead: the batch itself becomes a computed
+# tensor that requires grad, and backward raises, because the linear layer
+# saved the batch before the write :claim:`site-accumulate-into-input`.
 linear = torch.nn.Linear(3, 3)
 
 
@@ -143,6 +146,12 @@ with torch.no_grad():
 print("batch was changed by the forward pass:", not torch.equal(batch, torch.ones(2, 3)))
 print("first call :", first[0])
 print("second call:", second[0])
+
+batch = torch.ones(2, 3)
+out = block_accumulate_into_input(batch)  # recorded this time
+print("the batch now requires grad:", batch.requires_grad, "| grad_fn:", type(batch.grad_fn).__name__)
+with expect_error(RuntimeError, "modified by an inplace operation"):
+    out.sum().backward()
 
 # %%
 # The safe version

@@ -52,9 +52,11 @@ except ImportError:  # without the site's autograd_graph.py: no pictures
 # %%
 # Safe: straight after a linear layer
 # -----------------------------------
-# ``nn.Linear`` saves its input, not its output
-# :claim:`site-what-ops-save`, so ReLU may overwrite the output. The in-place model gives exactly the same outputs and gradients as
-# the same model with ``inplace=False``, and reuses the linear layer's memory.
+# ``nn.Linear`` never saves its output (it saves its input for the weight's
+# gradient, and its weight for the input's) :claim:`site-what-ops-save`, so
+# ReLU may overwrite the output. The in-place model gives exactly the same
+# outputs and gradients as the same model with ``inplace=False``, and reuses the
+# linear layer's memory.
 import copy
 
 torch.manual_seed(0)

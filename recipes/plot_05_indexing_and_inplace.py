@@ -5,11 +5,13 @@ Indexing and slicing with in-place operations
 Saves you from in-place edits of an indexed copy that never reach the tensor.
 
 Whether ``t[...].add_(1)`` changes ``t`` depends on the index. A slice
-(``t[0:2]``) is a *view*: the change reaches ``t``, and autograd treats it as a
-change of ``t`` itself. An index tensor or a mask (``t[idx]``) makes a *copy*:
-the change is lost without a word. Assignment, ``t[idx] = v``, always writes
-into ``t`` :claim:`site-indexing-view-or-copy`. The safe pattern: clone, then assign, or build a new tensor with an
-out-of-place op such as ``index_add``.
+(``t[0:2]``), an integer (``t[1]``, or a 0-dim integer tensor ``t[torch.tensor(1)]``),
+``None`` and ``...`` give a *view*: the change reaches ``t``, and autograd treats
+it as a change of ``t`` itself. A 1-D index tensor, a list or a mask
+(``t[idx]``) makes a *copy*: the change is lost without a word. Assignment,
+``t[idx] = v``, always writes into ``t`` :claim:`site-indexing-view-or-copy`.
+The safe pattern: clone, then assign, or build a new tensor with an out-of-place
+op such as ``index_add``.
 """
 
 # %%
@@ -61,12 +63,15 @@ data[index].add_(1)
 print("data after data[index].add_(1):", data)
 
 # %%
-# Loud: an in-place op on a slice of a leaf
-# -----------------------------------------
+# Loud: an in-place op on a view of a leaf
+# ----------------------------------------
 # A slice is a view of the leaf's memory, so the change would write into the
-# leaf while autograd records: refused.
+# leaf while autograd records: refused. A 0-dim index tensor looks like an index
+# tensor, but it selects one element, like ``data[2]``: a view, refused the same way.
 with expect_error(RuntimeError, "a view of a leaf Variable that requires grad"):
     data[0:2].add_(1)
+with expect_error(RuntimeError, "a view of a leaf Variable that requires grad"):
+    data[torch.tensor(2)].add_(1)
 
 # %%
 # Loud: masked assignment into a tensor saved for backward

@@ -52,12 +52,18 @@ except ImportError:  # without the site's autograd_graph.py: no pictures
 # %%
 # Measuring what a graph keeps alive
 # ----------------------------------
-# Walk the graph behind a tensor and add up the tensors its nodes saved for
-# backward (attributes named ``_saved_*``).
+# Walk the graph behind a tensor, collect the tensors its nodes saved for
+# backward (attributes named ``_saved_*``), and add up their storages, each
+# once: the output of ``tanh`` is saved twice (by ``tanh`` and by the next
+# layer). Leave out the storages that stay alive anyway, given as ``alive``:
+# the model's weights and the input batches. What remains is what only the
+# graph keeps alive.
 
 
-def graph_size(t):
-    nodes, saved_bytes, seen, stack = 0, 0, set(), [t.grad_fn]
+def graph_size(t, alive=()):
+    """(nodes, bytes of the saved storages that only the graph behind t keeps alive)."""
+    kept_anyway = {a.untyped_storage().data_ptr() for a in alive}
+    nodes, storages, seen, stack = 0, {}, set(), [t.grad_fn]
     while stack:
         node = stack.pop()
         if node is None or node in seen:
@@ -68,9 +74,11 @@ def graph_size(t):
             if name.startswith("_saved_"):
                 value = getattr(node, name)
                 if isinstance(value, torch.Tensor):
-                    saved_bytes += value.numel() * value.element_size()
+                    storage = value.untyped_storage()
+                    if storage.data_ptr() not in kept_anyway:
+                        storages[storage.data_ptr()] = storage.nbytes()
         stack.extend(next_node for next_node, _ in node.next_functions)
-    return nodes, saved_bytes
+    return nodes, sum(storages.values())
 
 
 torch.manual_seed(0)
@@ -83,15 +91,54 @@ batches = [torch.randn(32, 64) for _ in range(10)]
 total = torch.zeros(1)
 for batch in batches:
     total.add_(model(batch).sum())
+alive = [*model.parameters(), *batches]
 print("total requires grad:", total.requires_grad, "| grad_fn:", type(total.grad_fn).__name__)
-print("graph nodes and saved bytes kept alive:", graph_size(total))
+print("graph nodes, and bytes only the graph keeps alive:", graph_size(total, alive))
+
+# sphinx_gallery_start_ignore
+# The build checks that figure by a second method: the CPU allocator's count of what is
+# still allocated after the same loop, less what the loop leaves with detach() (torch.profiler).
+import gc
+import json
+import os
+import tempfile
+
+from torch.profiler import ProfilerActivity, profile
+
+
+def still_allocated(accumulate):
+    log_level = os.environ.get("KINETO_LOG_LEVEL")
+    os.environ["KINETO_LOG_LEVEL"] = "6"  # the profiler's own log lines stay off the build's log
+    gc.disable()  # no collection of older garbage during the count
+    try:
+        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+            kept = torch.zeros(1)
+            for batch in batches:
+                kept.add_(accumulate(model(batch)))
+    finally:
+        gc.enable()
+        if log_level is None:
+            del os.environ["KINETO_LOG_LEVEL"]
+        else:
+            os.environ["KINETO_LOG_LEVEL"] = log_level
+    with tempfile.TemporaryDirectory() as folder:
+        trace = os.path.join(folder, "trace.json")
+        prof.export_chrome_trace(trace)
+        with open(trace, encoding="utf-8") as f:
+            events = [e["args"] for e in json.load(f)["traceEvents"] if e.get("name") == "[memory]"]
+    return events[-1]["Total Allocated"] - (events[0]["Total Allocated"] - events[0]["Bytes"])
+
+
+by_allocator = still_allocated(lambda out: out.sum()) - still_allocated(lambda out: out.detach().sum())
+assert graph_size(total, alive)[1] == by_allocator, (graph_size(total, alive), by_allocator)
+# sphinx_gallery_end_ignore
 
 # %%
 # The cost grows with every batch: with 20 batches the graph is twice as big.
 total_20 = torch.zeros(1)
 for batch in batches + batches:
     total_20.add_(model(batch).sum())
-print("after 20 batches:", graph_size(total_20))
+print("after 20 batches:", graph_size(total_20, alive))
 
 # %%
 # It is not only memory: the total still needs autograd's rules. Changing the
@@ -116,7 +163,7 @@ for batch in batches:
     total_detached.add_(out.detach().sum())
     total_float += out.sum().item()
 show_graph(total_detached)
-print("requires grad:", total_detached.requires_grad, "| graph:", graph_size(total_detached))
+print("requires grad:", total_detached.requires_grad, "| graph:", graph_size(total_detached, alive))
 
 # %%
 # Proof: the statistics agree with a pass that never built a graph at all.

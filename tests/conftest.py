@@ -112,41 +112,12 @@ def write_ledger(path, claims):
     return path
 
 
-_TIMED = {}  # the timed claims' controls, timed alone before anything else ran
-
-
-def _time_claims_alone(folder):
-    """Time the timed claims (measured = "time") and their controls once, alone, before any
-    build or test starts: a timing changes with the machine's load, and the builds here run
-    side by side. Every build then reads the claims' results (claims_runner.TIMED_ENV)."""
-    import claims_ledger
-    import claims_runner
-
-    timed = [c for c in claims_ledger.load() if c.get("measured") == "time"]
-    claims_runner.time_alone(claims_ledger.LEDGER, 60, folder / "timed-claims.json")
-    controls = write_ledger(
-        folder / "controls.toml", [dict(c, code=claims_ledger.control_code(c)) for c in timed]
-    )
-    _TIMED["controls"] = claims_runner.time_alone(controls, 60, folder / "timed-controls.json")
-    os.environ[claims_runner.TIMED_ENV] = str(folder / "timed-claims.json")
-
-
 @pytest.fixture(scope="session", autouse=True)
 def _background_builds(request, tmp_path_factory):
-    """Time the timed claims alone, then start every background build the collected tests
-    need, before the first test."""
+    """Start every background build the collected tests need, before the first test."""
     names = JOBS.needed(request.session.items)
-    used = {f for item in request.session.items for f in getattr(item, "fixturenames", ())}
-    if names or "timed_controls" in used:
-        _time_claims_alone(tmp_path_factory.mktemp("timed"))
     if names:
         JOBS.start(names, tmp_path_factory.mktemp, PARALLEL_BUILDS)
-
-
-@pytest.fixture(scope="session")
-def timed_controls():
-    """{claim id: (verdict, evidence)}: each timed claim's check on its control case, timed alone."""
-    return _TIMED["controls"]
 
 
 @pytest.fixture(scope="session")

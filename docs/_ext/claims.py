@@ -167,6 +167,14 @@ class ClaimsLedger(SphinxDirective):
         text = nodes.paragraph(claim["claim"], claim["claim"], classes=["claim-text"])
         self.set_source_info(text)  # translatable: the Korean is in claims.po
         box += text
+        # the labels are ours (sphinx.po); the scope and the control case are the claim's (claims.po)
+        fields = nodes.field_list(classes=["claim-fields"])
+        control = _("Control, where the check must answer “%s”") % labels[claim["control_verdict"]]
+        for label, value in ((_("Checked over"), claim["scope"]), (control, claim["control_case"])):
+            body = nodes.paragraph(value, value)
+            self.set_source_info(body)
+            fields += nodes.field("", nodes.field_name(label, label), nodes.field_body("", body))
+        box += fields
         meta = nodes.paragraph(translatable=False, classes=["claim-meta"])
         meta += nodes.strong("", _("Verdict:") + " " + labels[claim["verdict"]])
         meta += nodes.Text(" · " + _("Source:") + " " + labels[claim["article"]] + ", ")

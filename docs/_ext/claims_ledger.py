@@ -6,13 +6,18 @@ Each claim's ``code`` runs against the installed torch in a fresh namespace
 ``uses`` ("page.md#tag"): their source runs first in the same namespace, so the
 ledger measures with the page's own method (one timing rule, one memory meter).
 
-Every check must be able to fail. Its ``control`` is a list of
-``[old, new]`` text substitutions that turn the claim's case into one where
-the claim must not hold (or, for a claim that does not hold, one where it
-does); ``run_control`` runs the same check on that case, and
+A claim states where it holds: its sentence names the conditions, and its
+``scope`` the cases its check sweeps (every dimension the sentence generalises
+over), which the check's output prints one by one.
+
+Every check must be able to fail on a real case. Its ``control`` is a list of
+``[old, new]`` text substitutions that put into the grid a case of the claim's
+own domain in which the claimed behaviour does not occur (``control_case``
+says which); ``run_control`` runs the same check on that case, and
 ``control_problem`` says what is wrong when the check does not then return
-``control_verdict``. A substitution may change the case only: never a line
-that sets ``verdict``.
+``control_verdict`` without an error. A substitution may change the case only:
+never a line that sets ``verdict``, and never a torch name that does not exist
+(``missing_names``): a control that only breaks the check shows nothing.
 
 Used by the ``claims`` Sphinx extension at build time, by tests/test_claims.py
 (which runs every control), and on its own to check another torch version:
@@ -20,6 +25,7 @@ Used by the ``claims`` Sphinx extension at build time, by tests/test_claims.py
     python docs/_ext/claims_ledger.py [LEDGER]    # table of differing verdicts; exit 1 if any
 """
 
+import ast
 import contextlib
 import hashlib
 import io
@@ -34,7 +40,19 @@ LEDGER = Path(__file__).resolve().parents[1] / "claims.toml"
 VERDICTS = ("holds", "does not hold", "holds in part")
 MEASURED = ("time", "memory")  # what a measured claim's evidence measures (field `measured`)
 ARTICLES = ("inplace", "no_grad", "site")  # "site": a statement of this site's own pages
-FIELDS = ("id", "article", "section", "claim", "verdict", "page", "code", "control", "control_verdict")
+FIELDS = (
+    "id",
+    "article",
+    "section",
+    "claim",
+    "scope",
+    "verdict",
+    "page",
+    "code",
+    "control",
+    "control_case",
+    "control_verdict",
+)
 CELL = re.compile(r"```\{code-cell\} ipython3\n(.*?)```", re.S)
 
 
@@ -74,10 +92,18 @@ def page_cell(ref):
 
 
 def code_digest(claim):
-    """The code that produces a claim's verdict, hashed: its own code and the page cells it uses."""
-    used = [page_cell(ref) for ref in claim.get("uses", [])]
-    text = json.dumps({"code": claim["code"], "uses": used}, sort_keys=True)
+    """The code that produces a claim's verdict, hashed: its own code and the page cells it
+    uses, as syntax trees, so a comment or a line break changes nothing."""
+    used = [_code_only(page_cell(ref)) for ref in claim.get("uses", [])]
+    text = json.dumps({"code": _code_only(claim["code"]), "uses": used}, sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _code_only(source):
+    try:
+        return ast.dump(ast.parse(source))
+    except SyntaxError:  # the run reports it; the hash still changes with the text
+        return source
 
 
 def control_code(claim):
@@ -122,10 +148,56 @@ def run_control(claim):
     return _execute(claim, control_code(claim))
 
 
+def missing_names(code, module=None):
+    """The torch names a piece of code uses that torch does not have: ``torch.a.b`` attribute
+    chains, and names given as strings to ``getattr``/``hasattr`` on such a chain."""
+    if module is None:
+        import torch as module
+    missing = []
+
+    def resolve(node):
+        """The object a ``torch.…`` chain names, or None where the chain is not rooted at torch."""
+        if isinstance(node, ast.Name):
+            return module if node.id == "torch" else None
+        if isinstance(node, ast.Attribute):
+            parent = resolve(node.value)
+            if parent is None or parent is _MISSING:
+                return parent
+            found = getattr(parent, node.attr, _MISSING)
+            if found is _MISSING:
+                missing.append(ast.unparse(node))
+            return found
+        return None
+
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Attribute):
+            resolve(node)
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", None) in ("getattr", "hasattr")
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+        ):
+            owner = resolve(node.args[0])
+            if owner is not None and owner is not _MISSING and not hasattr(owner, node.args[1].value):
+                missing.append(f"{ast.unparse(node.args[0])}.{node.args[1].value}")
+    return sorted(set(missing))
+
+
+_MISSING = object()
+
+
 def control_problem(claim):
     """None when the check returns control_verdict on its control case; else what went wrong."""
     if claim["control_verdict"] == claim["verdict"]:
         return f"claim {claim['id']}: control_verdict equals verdict: its control shows nothing"
+    invented = [n for n in missing_names(control_code(claim)) if n not in missing_names(claim["code"])]
+    if invented:
+        return (
+            f"claim {claim['id']}: its control uses names torch does not have ({', '.join(invented)}): "
+            "a control must present a real case, not break the check"
+        )
     observed, evidence = run_control(claim)
     if observed == claim["control_verdict"]:
         return None

@@ -11,14 +11,6 @@ naming it, and ``WATCHDOG_GRACE`` seconds later the watchdog ends the process. A
 claim that changes torch's global settings gets an error too, and the settings
 are put back before the next claim (torch_state).
 
-A timing changes with the machine's load (the same two modes can swap places on
-a busy machine), so a claim whose evidence is a timing (``measured = "time"``)
-must be taken alone. Where many builds run side by side (the test suite), they
-are timed once, alone, first (``time_alone``), and the builds read those results
-from the file named by ``AUTOGRAD_RECIPES_TIMED_CLAIMS`` instead of timing the
-claims among each other (``timed_elsewhere``); a claim whose code differs from
-the code timed runs as usual.
-
 Child protocol: ``python claims_runner.py LEDGER RESULTS TIMEOUT [ID...]`` runs the
 listed claims (all if none) and appends JSON lines to RESULTS: ``{"start": id}``
 before a claim, ``{"id", "verdict", "evidence"}`` after it.
@@ -34,7 +26,6 @@ import tempfile
 from pathlib import Path
 
 WATCHDOG_GRACE = 10
-TIMED_ENV = "AUTOGRAD_RECIPES_TIMED_CLAIMS"
 
 
 def run_all(ledger, timeout, claims=None):
@@ -42,24 +33,7 @@ def run_all(ledger, timeout, claims=None):
     import claims_ledger
 
     claims = claims if claims is not None else claims_ledger.load(ledger)
-    results = timed_elsewhere(claims)
-    return results | _run_timed_again([c for c in claims if c["id"] not in results], ledger, timeout)
-
-
-TIMED_ATTEMPTS = 3  # a timed claim that ends in an error is timed again, at most this often in all
-
-
-def _run_timed_again(claims, ledger, timeout):
-    """_run, then the timed claims that ended in an error again: a burst of load from outside
-    can leave a timing's question open ("still undecided"); a claim that fails every time
-    keeps its last error."""
-    results = _run(claims, ledger, timeout)
-    for _ in range(TIMED_ATTEMPTS - 1):
-        again = [c for c in claims if c.get("measured") == "time" and results[c["id"]][0] is None]
-        if not again:
-            break
-        results |= _run(again, ledger, timeout)
-    return results
+    return _run(claims, ledger, timeout)
 
 
 def _run(claims, ledger, timeout):
@@ -102,42 +76,6 @@ def _run(claims, ledger, timeout):
                 )
             pending = [i for i in pending if i not in results]
     return results
-
-
-def time_alone(ledger, timeout, out):
-    """Run the timed claims of ``ledger`` now (nothing else should run meanwhile) and
-    write their results to ``out``, for builds given ``TIMED_ENV=out``."""
-    import claims_ledger
-
-    timed = [c for c in claims_ledger.load(ledger) if c.get("measured") == "time"]
-    results = _run_timed_again(timed, ledger, timeout)
-    record = {
-        c["id"]: {
-            "code": claims_ledger.code_digest(c),
-            "verdict": results[c["id"]][0],
-            "evidence": results[c["id"]][1],
-        }
-        for c in timed
-    }
-    Path(out).write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
-    return results
-
-
-def timed_elsewhere(claims):
-    """{claim id: (verdict, evidence)} of the timed claims read from the file named by
-    ``TIMED_ENV`` (none when it is not set), for those whose code is the code timed."""
-    import claims_ledger
-
-    path = os.environ.get(TIMED_ENV)
-    if not path:
-        return {}
-    recorded = json.loads(Path(path).read_text(encoding="utf-8"))
-    found = {}
-    for claim in claims:
-        entry = recorded.get(claim["id"])
-        if claim.get("measured") == "time" and entry and entry["code"] == claims_ledger.code_digest(claim):
-            found[claim["id"]] = (entry["verdict"], entry["evidence"])
-    return found
 
 
 def _exit_text(code):

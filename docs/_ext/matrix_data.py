@@ -4,10 +4,18 @@
 release installed) writes each file; the ``torch_matrix`` extension reads them
 at build time and never installs anything. A file holds its provenance (torch
 build, Python, platform, date, the seconds it took) and one result per claim of
-docs/claims.toml and per recipe, each with the ``hash`` of the code that
-produced it: a claim's ``code`` plus the page cells it ``uses``, a recipe's
-file. A result whose hash differs from today's code is *stale*: shown as "not
-checked since the code changed", and only that claim's or recipe's cells are.
+docs/claims.toml, per recipe and per notebook page (docs/*.md executed by
+myst-nb), each with the ``hash`` of the code that produced it: a claim's
+``code`` plus the page cells it ``uses``, a recipe's statements, a notebook's
+executed code cells, as syntax trees, so a changed comment, docstring or
+sentence of prose changes no hash. A result whose hash differs from today's
+code is *stale*: shown as "not checked since the code changed", and only that
+claim's, recipe's or notebook's cells are.
+
+An expected error and a check are recorded with their line and their ordinal
+(the n-th ``expect_error`` block, the n-th ``assert`` of the file): results are
+compared by ordinal, and a page names the line where that block is today
+(``current_lines``), so moving code by editing prose keeps every result.
 
 A release that could not be installed or run has ``"status": "not run"`` and
 the ``reason``; its cells are shown as not checked.
@@ -16,6 +24,7 @@ This module is plain Python (no Sphinx, no torch) so the runner, the extension
 and the tests share it.
 """
 
+import ast
 import difflib
 import hashlib
 import json
@@ -52,22 +61,99 @@ def _digest(text):
 
 
 claim_hash = claims_ledger.code_digest  # the code that produces a claim's verdict
+KINDS = ("claims", "recipes", "notebooks")  # the rows of the matrix, in this order
+NOTEBOOK_FORMAT = "file_format: mystnb"  # the front matter that makes a docs/*.md page executed
+CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.S | re.M)
+HIDDEN_SETUP = "remove-cell"  # a notebook's build setup (kernel plumbing): not run by the matrix
+
+
+def _statements(tree, drop_docstring):
+    body = tree.body
+    if drop_docstring and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the module docstring: the recipe's title and lede, prose
+    return ast.dump(ast.Module(body=body, type_ignores=[]))
 
 
 def recipe_hash(path):
-    return _digest(Path(path).read_text(encoding="utf-8"))
+    """The recipe's statements: its comments (the prose between ``# %%``) and its docstring
+    are left out, so a sentence can be mended without marking every release not checked."""
+    return _digest(_statements(ast.parse(Path(path).read_text(encoding="utf-8")), drop_docstring=True))
 
 
 def recipe_paths(recipes_dir=RECIPES_DIR):
     return sorted(Path(recipes_dir).glob(RECIPE_GLOB))
 
 
-def current_hashes(ledger=claims_ledger.LEDGER, recipes_dir=RECIPES_DIR):
-    """{"claims": {id: hash}, "recipes": {name: hash}} for today's code."""
+def notebook_paths(docs_dir=DOCS):
+    """The executed pages (MyST-NB notebooks) under docs/."""
+    return sorted(p for p in Path(docs_dir).glob("*.md") if NOTEBOOK_FORMAT in p.read_text(encoding="utf-8")[:300])
+
+
+def notebook_cells(path):
+    """[(line of the cell's first code line in the file, code, tags)] of the code cells the
+    matrix runs: all but the hidden build setup."""
+    text = Path(path).read_text(encoding="utf-8")
+    cells = []
+    for match in CELL.finditer(text):
+        body = match.group(1)
+        lines = body.splitlines()
+        options = [line for line in lines if line.startswith(":")]
+        tags = re.findall(r"[\w-]+", next((o.split(":", 2)[2] for o in options if o.startswith(":tags:")), ""))
+        first = text.count("\n", 0, match.start(1)) + 1 + len(options)
+        code = "\n".join(lines[len(options) :])
+        if HIDDEN_SETUP not in tags:
+            cells.append((first, code, tags))
+    return cells
+
+
+def notebook_hash(path):
+    return _digest("\n".join(_statements(ast.parse(code), drop_docstring=False) for _, code, _ in notebook_cells(path)))
+
+
+def current_hashes(ledger=claims_ledger.LEDGER, recipes_dir=RECIPES_DIR, docs_dir=DOCS):
+    """{"claims": {id: hash}, "recipes": {name: hash}, "notebooks": {name: hash}} for today's code."""
     return {
         "claims": {c["id"]: claim_hash(c) for c in claims_ledger.load(ledger)},
         "recipes": {p.stem: recipe_hash(p) for p in recipe_paths(recipes_dir)},
+        "notebooks": {p.stem: notebook_hash(p) for p in notebook_paths(docs_dir)},
     }
+
+
+def source_path(kind, name, recipes_dir=RECIPES_DIR, docs_dir=DOCS):
+    """The file a recipe's or a notebook's results come from."""
+    return Path(recipes_dir) / f"{name}.py" if kind == "recipes" else Path(docs_dir) / f"{name}.md"
+
+
+def _trees(kind, path):
+    """[(syntax tree, line offset)] of a recipe's file or a notebook's run cells."""
+    if kind == "recipes":
+        return [(ast.parse(Path(path).read_text(encoding="utf-8")), 0)]
+    return [(ast.parse(code), first - 1) for first, code, _ in notebook_cells(path)]
+
+
+def block_lines(kind, path):
+    """{"expected": [line of each ``with expect_error(...)``], "asserts": [line of each assert]},
+    in the file's order: what an ordinal recorded by the matrix runner names."""
+    found = {"expected": [], "asserts": []}
+    for tree, offset in _trees(kind, path):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.With) and any(
+                isinstance(item.context_expr, ast.Call) and getattr(item.context_expr.func, "id", None) == "expect_error"
+                for item in node.items
+            ):
+                found["expected"].append(node.lineno + offset)
+            elif isinstance(node, ast.Assert):
+                found["asserts"].append(node.lineno + offset)
+    return {key: sorted(lines) for key, lines in found.items()}
+
+
+def current_line(entry, what, lines):
+    """The line today of a recorded expected error or check (``what``: "expected" or "asserts"):
+    its block's line by ordinal, or the line recorded where the entry has no ordinal."""
+    ordinal = entry.get("ordinal")
+    if ordinal is not None and 0 <= ordinal < len(lines.get(what, [])):
+        return lines[what][ordinal]
+    return entry["line"]
 
 
 def release_key(release):
@@ -105,69 +191,67 @@ def recipe_state(result):
 
 
 def cell(record, kind, name, hashes):
-    """(state, result or None) of one claim ("claims") or recipe ("recipes") on one release."""
+    """(state, result or None) of one claim, recipe or notebook (``kind``) on one release."""
     if record.get("status") != "ok":
         return NOT_RUN, None
     result = record.get(kind, {}).get(name)
     if result is None or result.get("hash") != hashes[kind].get(name):
         return STALE, result
-    if kind == "recipes":
-        return recipe_state(result), result
-    return (result["verdict"] or ERROR), result
+    if kind == "claims":
+        return (result["verdict"] or ERROR), result
+    return recipe_state(result), result
 
 
 def as_shown(state, kind, name, ledger_verdicts):
     """Does the cell's outcome match the page: True, False, or None (unknown)?"""
     if state in (STALE, NOT_RUN):
         return None
-    if kind == "recipes":
-        return state == HOLDS
-    return state == ledger_verdicts[name]
+    if kind == "claims":
+        return state == ledger_verdicts[name]
+    return state == HOLDS
 
 
-def differences(record, kind, name, hashes, ledger_verdicts, reference=None):
+def _key(entry):
+    """How results of two releases are matched: by ordinal (recorded since ordinals exist)."""
+    return entry.get("ordinal", ("line", entry["line"]))
+
+
+def differences(record, kind, name, hashes, ledger_verdicts, reference=None, lines=None):
     """What a reader of the page would see differ on this release, as (template, values) pairs
     (the extension translates the template): [] when it behaves as shown, None when unknown.
 
     ``reference`` is the pinned release's record, whose outputs the pages show: an expected
-    error that still matches but is worded otherwise than there counts as a difference."""
+    error that still matches but is worded otherwise than there counts as a difference.
+    ``lines`` (``block_lines`` of today's file) turns an ordinal into today's line."""
     state, result = cell(record, kind, name, hashes)
     shown = as_shown(state, kind, name, ledger_verdicts)
     if shown is None:
         return None
     if kind == "claims":
         return [] if shown else [("claim %s: %s (the page says: %s)", (name, state, ledger_verdicts[name]))]
+    lines = lines or {}
     pinned = {}
     if reference is not None:
         ref_state, ref_result = cell(reference, kind, name, hashes)
         if ref_state != STALE and ref_result is not None:
-            pinned = {e["line"]: e.get("message") for e in ref_result.get("expected_errors", [])}
+            pinned = {_key(e): e.get("message") for e in ref_result.get("expected_errors", [])}
     found = []
     for err in result.get("expected_errors", []):
-        if err["outcome"] == "changed" and pinned.get(err["line"]):
+        line, page_message = current_line(err, "expected", lines), pinned.get(_key(err))
+        if err["outcome"] == "changed" and page_message:
             got = f"{err['type']}: {err['message']}"
-            here, page = first_difference(got, f"{err['kind']}: {pinned[err['line']]}")
-            found.append(
-                (
-                    "the error at line %d reads differently: %s where the page has %s",
-                    (err["line"], here, page),
-                )
-            )
+            here, page = first_difference(got, f"{err['kind']}: {page_message}")
+            found.append(("the error at line %d reads differently: %s where the page has %s", (line, here, page)))
         elif err["outcome"] == "changed":
-            found.append(("the error at line %d reads differently", (err["line"],)))
+            found.append(("the error at line %d reads differently", (line,)))
         elif err["outcome"] == "not raised":
-            found.append(("the error at line %d is not raised", (err["line"],)))
-        elif pinned.get(err["line"], err.get("message")) != err.get("message"):
-            here, page = first_difference(err.get("message", ""), pinned[err["line"]])
-            found.append(
-                (
-                    "the error at line %d is worded differently: %s where the page has %s",
-                    (err["line"], here, page),
-                )
-            )
+            found.append(("the error at line %d is not raised", (line,)))
+        elif (page_message or err.get("message")) != err.get("message"):
+            here, page = first_difference(err.get("message", ""), page_message)
+            found.append(("the error at line %d is worded differently: %s where the page has %s", (line, here, page)))
     for check in result.get("asserts", []):
         if not check["holds"]:
-            found.append(("the check at line %d fails", (check["line"],)))
+            found.append(("the check at line %d fails", (current_line(check, "asserts", lines),)))
     for err in result.get("errors", []):
         found.append(("line %d raises %s", (err["line"], err["type"])))
     return found
@@ -195,7 +279,7 @@ def ranges(releases, all_releases):
     return [run[0] if len(run) == 1 else f"{run[0]}–{run[-1]}" for run in runs]
 
 
-def page_summary(records, rows, hashes, ledger_verdicts, reference=None):
+def page_summary(records, rows, hashes, ledger_verdicts, reference=None, lines=None):
     """For the rows ((kind, name), ...) that a page shows: (releases where all behave as
     shown, [(releases, differences)] grouped by identical differences, releases unknown).
 
@@ -207,7 +291,7 @@ def page_summary(records, rows, hashes, ledger_verdicts, reference=None):
             continue
         found, missing = [], False
         for kind, name in rows:
-            what = differences(record, kind, name, hashes, ledger_verdicts, reference)
+            what = differences(record, kind, name, hashes, ledger_verdicts, reference, (lines or {}).get((kind, name)))
             if what is None:
                 missing = True
             else:
@@ -225,18 +309,18 @@ def page_summary(records, rows, hashes, ledger_verdicts, reference=None):
     )
 
 
-def first_changes(records, hashes, ledger_verdicts, reference=None):
+def first_changes(records, hashes, ledger_verdicts, reference=None, lines=None):
     """News for readers: every claim or recipe that behaves differently across releases.
 
     Returns [(kind, name, first release where it changed, page_summary of that row)], in
     row order; "changed" means its differences from the page (none, when it behaves as
     shown) are not the same as on the release checked before it."""
-    names = [("claims", n) for n in hashes["claims"]] + [("recipes", n) for n in hashes["recipes"]]
+    names = [(kind, n) for kind in KINDS for n in hashes.get(kind, {})]
     news = []
     for kind, name in names:
         previous, first = None, None
         for record in records:
-            what = differences(record, kind, name, hashes, ledger_verdicts, reference)
+            what = differences(record, kind, name, hashes, ledger_verdicts, reference, (lines or {}).get((kind, name)))
             if what is None:
                 continue
             if previous is not None and what != previous and first is None:
@@ -244,7 +328,7 @@ def first_changes(records, hashes, ledger_verdicts, reference=None):
             previous = what
         if first is not None:
             news.append(
-                (kind, name, first, page_summary(records, [(kind, name)], hashes, ledger_verdicts, reference))
+                (kind, name, first, page_summary(records, [(kind, name)], hashes, ledger_verdicts, reference, lines))
             )
     return news
 

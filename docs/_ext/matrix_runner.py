@@ -7,7 +7,9 @@ own and runs, with that environment's Python::
 
 The claims run as the build runs them (claims_runner: own process, time
 limits). Each recipe runs as a standalone script in a process of its own, its
-``# %%`` blocks one after another in one namespace, with two changes that let
+``# %%`` blocks one after another in one namespace, and so does each notebook
+page (docs/*.md executed by myst-nb), its code cells but the hidden build setup
+one after another, with two changes that let
 it go on after a difference instead of stopping at the first one:
 ``expect_error`` records what was raised (the same type and message, another
 one, or nothing) instead of raising ``AssertionError``, and each ``assert``
@@ -68,14 +70,14 @@ def provenance(release, **extra):
 class _Asserts(ast.NodeTransformer):
     """``assert test, msg`` -> ``__matrix_assert__(test, line, "test")``: recorded, not raised."""
 
-    def __init__(self, source):
-        self.source = source
+    def __init__(self, source, offset=0):
+        self.source, self.offset = source, offset  # offset: the code's first line in its file, less 1
 
     def visit_Assert(self, node):
         text = ast.get_source_segment(self.source, node.test) or ""
         call = ast.Call(
             func=ast.Name("__matrix_assert__", ast.Load()),
-            args=[node.test, ast.Constant(node.lineno), ast.Constant(text)],
+            args=[node.test, ast.Constant(node.lineno + self.offset), ast.Constant(text)],
             keywords=[],
         )
         return ast.copy_location(ast.Expr(call), node)
@@ -97,11 +99,61 @@ def _blocks(path):
     ]
 
 
+def _cells(path):
+    """The notebook's code cells that the matrix runs (matrix_data.notebook_cells), compiled with
+    the page's own line numbers."""
+    compiled = []
+    for first, code, _tags in matrix_data.notebook_cells(path):
+        tree = _Asserts(code, first - 1).visit(ast.parse(code, str(path)))
+        ast.fix_missing_locations(tree)
+        ast.increment_lineno(tree, first - 1)
+        compiled.append((first, compile(tree, str(path), "exec")))
+    return compiled
+
+
+class _Display:
+    """IPython.display, where IPython is not installed (the matrix's environments hold torch
+    alone): a cell that shows HTML runs, and shows nothing."""
+
+    class HTML:
+        def __init__(self, data=None):
+            self.data = data
+
+    @staticmethod
+    def display(*objects, **options):
+        pass
+
+
+def _without_ipython():
+    import types
+
+    try:
+        import IPython.display  # noqa: F401
+    except ImportError:
+        package, display = types.ModuleType("IPython"), types.ModuleType("IPython.display")
+        display.HTML, display.display = _Display.HTML, _Display.display
+        package.display = display
+        sys.modules.setdefault("IPython", package)
+        sys.modules.setdefault("IPython.display", display)
+
+
 def run_recipe(path):
     """{"expected_errors": [...], "asserts": [...], "errors": [...], "output": text}."""
+    return _run_blocks(path, "recipes", _blocks(path))
+
+
+def run_notebook(path):
+    """The same for a notebook page: its code cells, one after another, in one namespace."""
+    _without_ipython()
+    sys.path.insert(0, str(matrix_data.RECIPES_DIR))  # show_graph, as the page's hidden setup does
+    return _run_blocks(path, "notebooks", _cells(path))
+
+
+def _run_blocks(path, kind, blocks):
     import torch
 
     record = {"expected_errors": [], "asserts": [], "errors": []}
+    lines = matrix_data.block_lines(kind, path)
 
     class ExpectError:
         """Drop-in for the recipes' ``expect_error``: records instead of raising."""
@@ -117,6 +169,8 @@ def run_recipe(path):
             if kind is not None and not issubclass(kind, Exception):
                 return False
             entry = {"line": self.line, "kind": self.kind.__name__, "text": self.text}
+            if self.line in lines["expected"]:
+                entry["ordinal"] = lines["expected"].index(self.line)
             if err is None:
                 entry["outcome"] = "not raised"
             else:
@@ -129,20 +183,23 @@ def run_recipe(path):
             return True
 
     def check(value, line, text):
-        record["asserts"].append({"line": line, "text": text, "holds": bool(value)})
+        entry = {"line": line, "text": text, "holds": bool(value)}
+        if line in lines["asserts"]:
+            entry["ordinal"] = lines["asserts"].index(line)
+        record["asserts"].append(entry)
 
     namespace = {"__name__": "__main__", "__file__": str(path), "__matrix_assert__": check}
     out = io.StringIO()
     torch.manual_seed(0)
     with contextlib.redirect_stdout(out):
-        for start, code in _blocks(path):
+        for start, code in blocks:
             try:
                 exec(code, namespace)
             except Exception as err:
-                lines = [f.lineno for f in traceback.extract_tb(err.__traceback__) if f.filename == str(path)]
+                found = [f.lineno for f in traceback.extract_tb(err.__traceback__) if f.filename == str(path)]
                 record["errors"].append(
                     {
-                        "line": lines[-1] if lines else start,
+                        "line": found[-1] if found else start,
                         "type": type(err).__name__,
                         "message": _cut(str(err)),
                     }
@@ -153,11 +210,11 @@ def run_recipe(path):
     return record
 
 
-def _recipe_in_child(path):
+def _in_child(flag, path):
     started = time.monotonic()
     try:
         proc = subprocess.run(
-            [sys.executable, __file__, "--recipe", str(path)],
+            [sys.executable, __file__, flag, str(path)],
             capture_output=True,
             text=True,
             timeout=RECIPE_TIMEOUT,
@@ -199,9 +256,14 @@ def run_release(release, install_seconds=None):
     }
     record["recipes"] = {}
     for path in matrix_data.recipe_paths():
-        result = _recipe_in_child(path)
+        result = _in_child("--recipe", path)
         result["hash"] = matrix_data.recipe_hash(path)
         record["recipes"][path.stem] = result
+    record["notebooks"] = {}
+    for path in matrix_data.notebook_paths():
+        result = _in_child("--notebook", path)
+        result["hash"] = matrix_data.notebook_hash(path)
+        record["notebooks"][path.stem] = result
     record["seconds"] = {"run": round(time.monotonic() - started, 1)}
     if install_seconds is not None:
         record["seconds"]["install"] = round(install_seconds, 1)
@@ -235,6 +297,7 @@ def main(argv=None):
     parser.add_argument("--install-seconds", type=float)
     parser.add_argument("--out", default=str(matrix_data.MATRIX_DIR))
     parser.add_argument("--recipe", help="(child) run one recipe, print its result as JSON")
+    parser.add_argument("--notebook", help="(child) run one notebook page's code cells, print the result as JSON")
     parser.add_argument("--not-run", metavar="REASON", help="record that RELEASE could not be installed")
     parser.add_argument(
         "--strict", action="store_true", help="exit 1 when a claim's verdict changed (named on stderr)"
@@ -242,6 +305,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.recipe:
         print(json.dumps(run_recipe(Path(args.recipe).resolve()), ensure_ascii=False))
+        return 0
+    if args.notebook:
+        print(json.dumps(run_notebook(Path(args.notebook).resolve()), ensure_ascii=False))
         return 0
     if args.not_run:
         path = matrix_data.data_file(args.release, args.out)
@@ -261,11 +327,13 @@ def main(argv=None):
     ledger = {c["id"]: c["verdict"] for c in claims_ledger.load()}
     changed = changed_verdicts(record, previous, ledger)
     states = [matrix_data.recipe_state(r) for r in record["recipes"].values()]
+    pages = [matrix_data.recipe_state(r) for r in record["notebooks"].values()]
     verdicts = [c["verdict"] for c in record["claims"].values()]
     print(
         f"torch {record['torch']}: {sum(v == ledger[i] for i, v in zip(record['claims'], verdicts))}"
         f"/{len(verdicts)} claims as the ledger says, "
-        f"{states.count(matrix_data.HOLDS)}/{len(states)} recipes as shown; wrote {path}"
+        f"{states.count(matrix_data.HOLDS)}/{len(states)} recipes and "
+        f"{pages.count(matrix_data.HOLDS)}/{len(pages)} notebook pages as shown; wrote {path}"
     )
     for line in changed:
         print(line, file=sys.stderr)

@@ -8,9 +8,10 @@
   releases that printed it; where a row has more than one, each cell shows its
   entry's number. (Every cell carrying its own copy made the page 435 KB.)
 - ``.. torch-releases::`` on the landing page: one line naming the releases.
-- Every recipe page and the two article pages get one generated line after
-  their title: "Behaves as shown on torch A–B; on C–D: <what differs>",
-  linking to the versions page.
+- Every recipe page and every notebook page get one generated line after
+  their title, from the runs of the page's own code and of its claims:
+  "Behaves as shown on torch A–B; on C–D: <what differs>", linking to the
+  versions page.
 - The build never installs another torch: it reads the data. The pinned
   release's recorded claim verdicts are compared with the build's own live run
   (the claims extension's results) at the start of every build: a difference is
@@ -38,7 +39,6 @@ from sphinx.util.docutils import SphinxDirective
 
 logger = logging.getLogger(__name__)
 VERSIONS_DOC = "versions"
-ARTICLES = ("inplace_overview", "no_grad_guide")  # pages whose claims make their line
 EVIDENCE_CHARS = 1500
 
 
@@ -105,6 +105,12 @@ class _State:
         self.reference = next(
             (r for r in self.records if r["release"] == self.pinned and r.get("status") == "ok"), None
         )
+        # where each expected error and check of a recipe or notebook is today (results name an ordinal)
+        self.lines = {
+            (kind, name): matrix_data.block_lines(kind, matrix_data.source_path(kind, name))
+            for kind in ("recipes", "notebooks")
+            for name in self.hashes[kind]
+        }
 
 
 def _state(app):
@@ -117,7 +123,7 @@ def digest(app):
     """Changes when the data, the ledger, a recipe or this code changes: pages are rebuilt."""
     parts = [Path(__file__).read_bytes(), Path(app.config.claims_ledger).read_bytes()]
     parts += [p.read_bytes() for p in sorted(Path(app.config.torch_matrix_dir).glob("*.json"))]
-    parts += [p.read_bytes() for p in matrix_data.recipe_paths()]
+    parts += [p.read_bytes() for p in [*matrix_data.recipe_paths(), *matrix_data.notebook_paths()]]
     return hashlib.sha256(b"\0".join(parts)).hexdigest()[:16]
 
 
@@ -145,11 +151,16 @@ class TorchReleases(SphinxDirective):
 # --- what the pages show -------------------------------------------------------------
 
 
+def _page(kind, name):
+    """The docname of a recipe's or a notebook's page."""
+    return f"recipes/{name}" if kind == "recipes" else name
+
+
 def _row_label(kind, name, builder, docname, env):
     if kind == "claims":
         uri = builder.get_relative_uri(docname, claims.CLAIMS_DOC) + "#claim-" + name
         return f'<a href="{html.escape(uri)}"><code>{html.escape(name)}</code></a>'
-    target = f"recipes/{name}"
+    target = _page(kind, name)
     title = env.titles[target].astext() if target in env.titles else name
     return f'<a href="{html.escape(builder.get_relative_uri(docname, target))}">{html.escape(title)}</a>'
 
@@ -193,7 +204,9 @@ def _row(state, kind, name):
     cells, entries = [], {}
     for record in state.records:
         cell_state, result = matrix_data.cell(record, kind, name, state.hashes)
-        what = matrix_data.differences(record, kind, name, state.hashes, state.verdicts, state.reference)
+        what = matrix_data.differences(
+            record, kind, name, state.hashes, state.verdicts, state.reference, state.lines.get((kind, name))
+        )
         text = None
         if cell_state not in (matrix_data.STALE, matrix_data.NOT_RUN) and result is not None:
             text = _evidence(kind, result)
@@ -208,6 +221,7 @@ def _groups(state):
     return (
         ("claims", _("Claims"), list(state.hashes["claims"])),
         ("recipes", _("Recipes"), list(state.hashes["recipes"])),
+        ("notebooks", _("Guides"), list(state.hashes["notebooks"])),
     )
 
 
@@ -283,7 +297,7 @@ def table_html(state, builder, docname, env):
 def _row_name(kind, name, env):
     if kind == "claims":
         return f"<code>{html.escape(name)}</code>"
-    target = f"recipes/{name}"
+    target = _page(kind, name)
     return html.escape(env.titles[target].astext() if target in env.titles else name)
 
 
@@ -317,7 +331,7 @@ def evidence_html(state, env):
 
 
 def _news(state, builder, docname, env):
-    news = matrix_data.first_changes(state.records, state.hashes, state.verdicts, state.reference)
+    news = matrix_data.first_changes(state.records, state.hashes, state.verdicts, state.reference, state.lines)
     if not news:
         return [nodes.paragraph("", _("No claim or recipe behaves differently on any release checked."))]
     items = nodes.bullet_list(classes=["torch-matrix-news"])
@@ -369,7 +383,9 @@ def _summary_text(good, bad, unknown):
 
 def page_line(state, rows, builder, docname):
     """The generated line of a recipe or article page: where it behaves as shown, and what differs."""
-    summary = matrix_data.page_summary(state.records, rows, state.hashes, state.verdicts, state.reference)
+    summary = matrix_data.page_summary(
+        state.records, rows, state.hashes, state.verdicts, state.reference, state.lines
+    )
     para = nodes.paragraph(classes=["torch-versions-line"])
     para += nodes.Text(_summary_text(*summary) + ". ")
     uri = builder.get_relative_uri(docname, VERSIONS_DOC)
@@ -378,10 +394,10 @@ def page_line(state, rows, builder, docname):
 
 
 def _page_rows(state, docname):
-    rows = [("claims", c["id"]) for c in state.claims if c["page"] == docname]
-    if docname.startswith("recipes/") and docname[len("recipes/") :] in state.hashes["recipes"]:
-        rows.insert(0, ("recipes", docname[len("recipes/") :]))
-    return rows
+    """The rows a page's line sums up: its own code (a recipe's or a notebook's), then the
+    claims it settles. A page whose own code is not in the matrix gets no line."""
+    own = [(kind, name) for kind in ("recipes", "notebooks") for name in state.hashes[kind] if _page(kind, name) == docname]
+    return own + [("claims", c["id"]) for c in state.claims if c["page"] == docname] if own else []
 
 
 def _fill(app, doctree, docname):
@@ -412,7 +428,7 @@ def _fill(app, doctree, docname):
             )
             node.replace_self(para)
     rows = _page_rows(state, docname)
-    if rows and (docname.startswith("recipes/plot_") or docname in ARTICLES):
+    if rows:
         section = next(iter(doctree.findall(nodes.section)), None)
         if section is not None:
             section.insert(1, page_line(state, rows, builder, docname))
@@ -468,7 +484,8 @@ def _outdated(app, env, added, changed, removed):
     if getattr(env, "torch_matrix_digest", None) == key:
         return []
     env.torch_matrix_digest = key
-    pages = {"index", VERSIONS_DOC, *ARTICLES} | {d for d in env.all_docs if d.startswith("recipes/plot_")}
+    state = _state(app)
+    pages = {"index", VERSIONS_DOC} | {_page(k, n) for k in ("recipes", "notebooks") for n in state.hashes[k]}
     return sorted(pages & set(env.all_docs))
 
 
