@@ -176,7 +176,7 @@ def test_guide_page_has_outputs_benchmark_table_plot_and_memory(built_site):
     page = (project / "build/html/en/no_grad_guide.html").read_text(encoding="utf-8")
     assert "<math" in page and not re.search(r"<script[^>]*mathjax", page, re.I)
     table = re.search(r"<table class='benchmark'>.*?grad / no_grad \[95% CI\].*?</table>", page, re.S)
-    assert table and len(re.findall(r"<tr", table.group(0))) == 5  # header + small MLP + 3 batch sizes
+    assert table and len(re.findall(r"<tr", table.group(0))) == 6  # header + small MLP + 3 batch sizes + control
     # every label in both languages, from the one run; site.css shows the page's
     row = "<span lang='en'>small MLP, batch 1</span><span lang='ko'>작은 MLP, 배치 1</span>"
     assert row in table.group(0)
@@ -185,7 +185,10 @@ def test_guide_page_has_outputs_benchmark_table_plot_and_memory(built_site):
         r"\] <span lang='en'>(faster|slower|no difference|inconclusive)</span><span lang='ko'>",
         table.group(0),
     )
-    assert len(decisions) == 8
+    assert len(decisions) == 10
+    # the method's control, twice the work with tracking off, must read slower in both columns
+    control = re.search(r"<tr><th scope='row'><span lang='en'>control: .*?</tr>", table.group(0), re.S)
+    assert control and control.group(0).count("<span lang='en'>slower</span>") == 2, control
     assert "1 intra-op thread" in page
     memory = re.search(r"<table class='benchmark memory'>.*?</table>", page, re.S)
     assert memory and len(re.findall(r"<tr", memory.group(0))) == 10  # header + 3 batches x 3 modes
@@ -193,7 +196,7 @@ def test_guide_page_has_outputs_benchmark_table_plot_and_memory(built_site):
     assert re.search(r"<p lang='en'>At batch 32, the peak of one pass was", page)
     assert re.search(r"<p lang='ko'>배치 32에서 한 번의 순전파 중 최대 메모리는", page)
     assert re.search(
-        r"<p lang='en'>small MLP, batch 1: no_grad was (faster|slower|within|inconclusive)", page
+        r"<p lang='en'>small MLP, batch 1: no_grad was (faster|slower|not measurably|inconclusive)", page
     )
     # the chart: inline SVG per language, no image file
     for lang, title in (("en", "speed-up over grad mode"), ("ko", "기울기 추적 모드 대비 속도 향상")):
@@ -235,22 +238,32 @@ def test_build_report_lists_every_executed_page(built_site):
     assert "2.13.0" in guide_row and ">ok<" in guide_row.replace("<p>", "").replace("</p>", "")
 
 
-def _batches(*kinds):
-    """time_modes stand-ins: one batch of 40 rounds per call; "noisy" straddles the margin, "clear" is 1.5x."""
-    shapes = {"noisy": [1.0, 1.6] * 20, "clear": [1.5] * 40}
-    return iter({"base": list(shapes[kind]), "other": [1.0] * 40} for kind in kinds)
+@pytest.fixture(scope="module")
+def words(rule):
+    """The generator of the timing sentences (the page's cell tagged timing-words)."""
+    namespace = dict(rule, case_ko=lambda case: case.replace("convnet", "합성곱 신경망"))
+    exec(guide_cell("timing-words"), namespace)
+    return namespace
 
 
-def test_settle_adds_rounds_until_the_interval_decides(rule, monkeypatch):
-    batches = _batches("noisy", "clear", "clear")
-    monkeypatch.setitem(rule, "time_modes", lambda fn, modes, rounds: next(batches))
-    ratio, low, high, rounds = rule["settle"](None, {}, "base", "other")
-    assert rounds == 80 and rule["decide"](low, high) == "faster", (ratio, low, high)
+@pytest.mark.parametrize(
+    "interval, english",
+    [
+        ((1.03, 1.03), "faster, by less than 10%"),  # a tight interval just above 1: measurable, small
+        ((1.01, 1.02), "faster, by less than 10%"),
+        ((0.95, 0.97), "slower, by less than 10%"),
+        ((0.97, 1.06), "not measurably different from grad mode"),  # 1 inside: no measurable difference
+        ((1.0, 1.0), "not measurably different from grad mode"),  # equal figures
+        ((1.2, 1.3), "faster than grad mode by 10% or more"),
+        ((0.5, 0.55), "slower than grad mode by 10% or more"),
+        ((1.05, 1.2), "inconclusive against grad mode on this build"),
+    ],
+)
+def test_timing_words_follow_from_the_interval(words, interval, english):
+    assert words["words"](*interval)[0] == english
 
 
-def test_settle_stops_at_its_limit_undecided(rule, monkeypatch):
-    """The control: a comparison that stays noisy is returned undecided after `most` rounds."""
-    batches = _batches(*["noisy"] * 10)
-    monkeypatch.setitem(rule, "time_modes", lambda fn, modes, rounds: next(batches))
-    ratio, low, high, rounds = rule["settle"](None, {}, "base", "other", most=200)
-    assert rounds == 200 and rule["decide"](low, high) == "inconclusive", (ratio, low, high)
+def test_timing_words_group_cases_by_model(words):
+    names = ["convnet, batch 1", "convnet, batch 8", "small MLP, batch 1"]
+    assert words["grouped"](names) == "convnet (batch 1, 8) and the small MLP (batch 1)"
+    assert words["grouped"](names[:2], korean=True) == "합성곱 신경망(배치 1·8)"

@@ -29,7 +29,7 @@ CLAIM = "inplace-reuses-memory"
 
 
 def record(release, verdicts=None, recipes=None, hashes=HASHES):
-    """A data file's content: every claim as the ledger says, every recipe holding."""
+    """A data file's content: every claim as the ledger says, every recipe and notebook holding."""
     verdicts = {**VERDICTS, **(verdicts or {})}
     recipe_results = {
         name: {
@@ -57,6 +57,10 @@ def record(release, verdicts=None, recipes=None, hashes=HASHES):
             for i in hashes["claims"]
         },
         "recipes": recipe_results,
+        "notebooks": {
+            name: {"hash": h, "expected_errors": [], "asserts": [], "errors": []}
+            for name, h in hashes["notebooks"].items()
+        },
     }
 
 
@@ -95,9 +99,13 @@ def test_a_changed_claim_marks_only_its_own_cells_not_checked(tmp_path):
     start = text.index(f'id = "{CLAIM}"')
     code_at = text.index("code = ", start)
     copy = tmp_path / "claims.toml"
-    copy.write_text(text[:code_at] + text[code_at:].replace("'''\n", "'''\n# changed\n", 1), encoding="utf-8")
+    copy.write_text(text[:code_at] + text[code_at:].replace("'''\n", "'''\nchanged = 1\n", 1), encoding="utf-8")
     changed = matrix_data.current_hashes(copy)
     assert changed["claims"][CLAIM] != HASHES["claims"][CLAIM]
+    # the control: a comment is not code
+    commented = tmp_path / "commented.toml"
+    commented.write_text(text[:code_at] + text[code_at:].replace("'''\n", "'''\n# changed\n", 1), encoding="utf-8")
+    assert matrix_data.current_hashes(commented)["claims"] == HASHES["claims"]
     for release in FIXTURE:
         states = {i: matrix_data.cell(release, "claims", i, changed)[0] for i in HASHES["claims"]}
         assert states[CLAIM] == matrix_data.STALE
@@ -112,11 +120,48 @@ def test_a_changed_recipe_marks_only_its_own_cells_not_checked(tmp_path):
     recipes = tmp_path / "recipes"
     shutil.copytree(ROOT / "recipes", recipes)
     path = recipes / f"{RECIPE}.py"
-    path.write_text(path.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+    path.write_text(path.read_text(encoding="utf-8") + "\nchanged = 1\n", encoding="utf-8")
     changed = matrix_data.current_hashes(recipes_dir=recipes)
     states = {r: matrix_data.cell(FIXTURE[1], "recipes", r, changed)[0] for r in HASHES["recipes"]}
     assert states.pop(RECIPE) == matrix_data.STALE
     assert set(states.values()) == {matrix_data.HOLDS}
+
+
+def test_prose_and_comments_change_no_recipe_or_notebook_hash(tmp_path):
+    """Mending a sentence must not mark every release "not checked": the docstring, the
+    ``# %%`` prose, comments and a notebook's Markdown are not code; a statement is."""
+    recipes, docs = tmp_path / "recipes", tmp_path / "docs"
+    shutil.copytree(ROOT / "recipes", recipes)
+    shutil.copytree(ROOT / "docs", docs, ignore=shutil.ignore_patterns("recipes"))
+    path = recipes / f"{RECIPE}.py"
+    source = path.read_text(encoding="utf-8")
+    source = source.replace('"""\n', '"""\nA new sentence of the lede.\n', 1)
+    source = source.replace("# %%\n", "# %%\n# A new sentence of prose.\n", 1) + "\n# a closing comment\n"
+    path.write_text(source, encoding="utf-8")
+    guide = docs / "no_grad_guide.md"
+    guide.write_text(guide.read_text(encoding="utf-8").replace("\n## ", "\nA new paragraph.\n\n## ", 1), encoding="utf-8")
+    hashes = matrix_data.current_hashes(recipes_dir=recipes, docs_dir=docs)
+    assert hashes["recipes"] == HASHES["recipes"] and hashes["notebooks"] == HASHES["notebooks"]
+    # the control: a statement added to a cell is code
+    text = guide.read_text(encoding="utf-8")
+    guide.write_text(text.replace("import torch\n", "import torch\nchanged = 1\n", 1), encoding="utf-8")
+    changed = matrix_data.current_hashes(recipes_dir=recipes, docs_dir=docs)["notebooks"]
+    assert changed["no_grad_guide"] != HASHES["notebooks"]["no_grad_guide"]
+    assert changed["inplace_overview"] == HASHES["notebooks"]["inplace_overview"]
+
+
+def test_results_are_matched_by_ordinal_and_named_by_todays_line():
+    """A recorded expected error names the n-th expect_error block; moved by new prose, it is
+    named at its line today. Results recorded before ordinals keep their recorded line."""
+    lines = matrix_data.block_lines("recipes", ROOT / "recipes" / f"{RECIPE}.py")
+    first = lines["expected"][0]
+    entry = CHANGED_ERROR["expected_errors"][0]
+    moved = dict(CHANGED_ERROR, expected_errors=[dict(entry, line=first - 40, ordinal=0)])
+    found = matrix_data.differences(record("2.0.1", recipes={RECIPE: moved}), "recipes", RECIPE, HASHES, VERDICTS, lines=lines)
+    assert found == [("the error at line %d reads differently", (first,))]
+    unnumbered = dict(CHANGED_ERROR, expected_errors=[dict(entry, line=first - 40)])
+    found = matrix_data.differences(record("2.0.1", recipes={RECIPE: unnumbered}), "recipes", RECIPE, HASHES, VERDICTS, lines=lines)
+    assert found == [("the error at line %d reads differently", (first - 40,))]
 
 
 def test_a_recorded_verdict_the_live_run_contradicts_is_named_with_both_verdicts():
@@ -183,6 +228,7 @@ class FakeState:
         self.claims = CLAIMS
         self.checked = [r["release"] for r in records if r.get("status") == "ok"]
         self.reference = records[-1]  # the pinned release: the newest of the fixture
+        self.lines = {}  # no ordinals in the fixture: each result names its recorded line
 
 
 def parse(markup):
@@ -223,7 +269,7 @@ def test_the_matrix_page_renders_the_data_it_is_given():
     assert html.count('<th scope="col"') == 1 + len(FIXTURE)
     assert ">2.0.1</th>" in html and ">2.13.0</th>" in html
     rows = table_rows(html)
-    assert list(rows) == [*HASHES["claims"], *HASHES["recipes"]]
+    assert list(rows) == [name for kind in matrix_data.KINDS for name in HASHES[kind]]
     assert all(len(cells) == len(FIXTURE) for cells in rows.values())
     assert "<pre>" not in html and "evidence of" not in html  # the evidence is under the table
     assert html.count('class="changed differs"') == 1
@@ -279,7 +325,7 @@ def test_evidence_shared_by_releases_is_shown_once_and_differing_evidence_per_re
     assert [number for _, _, number in rows[recipe]] == [None] * 4
     # every row links to its evidence, and every entry is a row's
     assert set(entries) == {
-        torch_matrix.evidence_id(kind, name) for kind in ("claims", "recipes") for name in HASHES[kind]
+        torch_matrix.evidence_id(kind, name) for kind in matrix_data.KINDS for name in HASHES[kind]
     }
 
 
@@ -393,8 +439,8 @@ def test_built_pages_carry_the_matrix(built_site, lang):
     assert 'class="torch-matrix-evidence"' in versions
     assert len(versions.encode("utf-8")) < 200_000  # one copy of the evidence per cell made it 435 KB
     assert 'class="torch-matrix-summary"' in (html / "index.html").read_text(encoding="utf-8")
-    pages = [f"recipes/{p.stem}.html" for p in matrix_data.recipe_paths()] + ["no_grad_guide.html"]
-    for page in pages + ["inplace_overview.html"]:
+    pages = [f"recipes/{p.stem}.html" for p in matrix_data.recipe_paths()]
+    for page in pages + [f"{p.stem}.html" for p in matrix_data.notebook_paths()]:
         text = (html / page).read_text(encoding="utf-8")
         assert text.count('class="torch-versions-line"') == 1, page
 
