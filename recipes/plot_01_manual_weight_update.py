@@ -8,7 +8,9 @@ update step.
 A hand-written SGD step, ``w.add_(w.grad, alpha=-lr)``, is an in-place change of a
 leaf tensor that requires grad. Autograd refuses it while it is recording; the
 fix is to stop recording for the update with ``torch.no_grad()``, which leaves
-``w`` a leaf that still requires grad, so the next step trains as before.
+``w`` a leaf that still requires grad, so, once its ``.grad`` is cleared, the
+next step trains as before. Make the update after the backward passes that use
+the old ``w``: it is still an in-place change, which a pending backward refuses.
 """
 
 # %%
@@ -96,8 +98,11 @@ print("warning at the second step:", str(caught[0].message).split(". ")[0])
 # %%
 # It is silent where something else still holds the old leaf, such as an
 # optimizer: the optimizer keeps updating the old leaf, while the forward pass
-# uses the rebound tensor, whose values never change again. The loss stops
-# moving, with no error and no warning.
+# uses the rebound tensor, whose values never change again. With this plain step
+# the loss stops moving, with no error and no warning. (A step whose formula
+# saves a tensor for backward, one with a weight-decay term say, is loud
+# instead: the second backward raises "Trying to backward through the graph a
+# second time".)
 w_old = w.detach().clone().requires_grad_(True)
 opt = torch.optim.SGD([w_old], lr=lr)
 ((x @ w_old - target) ** 2).mean().backward()
@@ -119,7 +124,11 @@ print(
 # ----------------
 # Inside ``torch.no_grad()`` the update is not recorded, so it is allowed.
 # ``w`` stays the same leaf object, still requires grad, and its gradient must
-# be cleared before the next backward pass (gradients accumulate).
+# be cleared before the next backward pass (gradients accumulate). It still
+# counts as an in-place change: ``w``'s version counter goes up, so a graph
+# recorded before the update that saved ``w`` can no longer run backward
+# :claim:`site-hand-update-rules`. Update after every backward pass that uses
+# the old ``w``, as an optimizer step does.
 w_before = w.detach().clone()
 with torch.no_grad():
     show_graph(w)

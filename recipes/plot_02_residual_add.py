@@ -7,11 +7,13 @@ caller's input.
 
 Adding the shortcut in place is sometimes fine and sometimes not, and the rule
 is not "never": ``out += identity`` breaks backward when a recorded op saved
-``out`` itself: the op that made it, if it saves its output (ReLU, sigmoid,
-tanh, exp, …), or any op that read ``out`` before the addition and saved it
-(``out * out``, say). A second trap raises nothing at all: ``out = x`` is not a
-copy, so adding into ``out`` writes into the caller's input.
-``out = f(x) + identity`` avoids both.
+``out``, or a tensor that shares its memory (a view of it, or the tensor it is a
+view of): the op that made it, if it saves its output (ReLU, sigmoid, tanh,
+exp, …), or any op that read ``out`` before the addition and saved it
+(``out * out``, say). A second trap can raise nothing at all: ``out = x`` is not
+a copy, so adding into ``out`` writes into the caller's input.
+``out = f(x) + identity`` avoids both, as long as ``f`` itself writes nothing in
+place.
 """
 
 # %%
@@ -127,9 +129,10 @@ with expect_error(RuntimeError, "modified by an inplace operation"):
 # A block that starts from its input and accumulates into it changes the
 # caller's tensor. With recording off (``no_grad`` here, or ``inference_mode``)
 # nothing raises: the same batch gives a different answer the second time.
-# With grad mode on it is loud instead: the batch itself becomes a computed
-# tensor that requires grad, and backward raises, because the linear layer
-# saved the batch before the write :claim:`site-accumulate-into-input`.
+# With grad mode on it is loud only where a recorded op saved the batch: here
+# the trainable linear layer did, so the batch itself becomes a computed tensor
+# that requires grad, and backward raises. With a frozen layer nothing saves
+# the batch, and it stays silent in grad mode too :claim:`site-accumulate-into-input`.
 linear = torch.nn.Linear(3, 3)
 
 
@@ -156,8 +159,10 @@ with expect_error(RuntimeError, "modified by an inplace operation"):
 # %%
 # The safe version
 # ----------------
-# ``out = f(x) + identity`` allocates a new tensor, leaves the input alone and
-# works after any op. The same data now gives the same answer every time:
+# ``out = f(x) + identity`` allocates a new tensor for the sum and leaves the
+# input alone (as long as ``f`` itself writes nothing in place, an in-place ReLU
+# on ``x`` say), after any op. The same data now gives the same answer every
+# time:
 
 
 def block_add_out_of_place(x):

@@ -5,11 +5,13 @@
 Saves you from losing the gradient path when you copy a tensor before changing
 it.
 
-A leaf that requires grad cannot be changed in place while autograd records.
+Autograd refuses an in-place op on a leaf that requires grad while it records.
 A tensor that an op saved for its backward pass can be changed, but then the
-backward pass that needs it fails. ``clone()`` gives you a new tensor that you may change freely *and* keeps the
-path back to the original, so gradients still flow. ``detach().clone()`` also
-lets you change it, but cuts the path: that one fails silently.
+backward pass that needs it fails. ``clone()``, with grad mode on, gives you a
+new tensor that nothing has saved yet, so you may change it, *and* it keeps the
+path back to the original, so gradients still flow; once an op saves the clone,
+the same rule holds for it. ``detach().clone()`` also lets you change it, but
+cuts the path: that one fails silently.
 """
 
 # %%
@@ -62,8 +64,11 @@ with expect_error(RuntimeError, "a leaf Variable that requires grad"):
 # Pitfall 2: a tensor saved for backward
 # --------------------------------------
 # ``exp`` saves its result (the derivative of ``exp`` is ``exp``). Changing that
-# result in place is allowed at the time, but every in-place change bumps the
-# tensor's version counter, and backward checks it.
+# result in place is allowed at the time, but every in-place op bumps the
+# tensor's version counter, and backward checks it. (Writes through ``.data``
+# are not counted, and a saved-tensors hook such as ``save_on_cpu`` switches the
+# check off: backward then runs on the changed value, and its gradient is wrong
+# :claim:`silent-wrong-gradients`.)
 y = x.exp()
 print("version before:", y._version)
 y.add_(1)

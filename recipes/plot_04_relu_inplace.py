@@ -5,10 +5,12 @@
 Saves you from an in-place ReLU that overwrites a value someone still needs.
 
 An in-place ReLU writes its result over its input instead of allocating a new
-tensor. That is safe when nothing reads the input afterwards: not your own
-code (a skip connection) and not autograd (an op that saved the tensor for its
-backward pass). Break the first rule and the model silently computes something
-else; break the second and backward raises an error.
+tensor. That is safe when the input may be written in place at all (not a leaf
+that requires grad, nor a view that autograd forbids changing) and nothing reads
+it, or the tensor it is a view of, afterwards: not your own code (a skip
+connection) and not autograd (an op that saved the tensor for its backward
+pass). Break the first rule and the model silently computes something else;
+break the second and backward raises an error.
 """
 
 # %%

@@ -7,11 +7,12 @@ Saves you from in-place edits of an indexed copy that never reach the tensor.
 Whether ``t[...].add_(1)`` changes ``t`` depends on the index. A slice
 (``t[0:2]``), an integer (``t[1]``, or a 0-dim integer tensor ``t[torch.tensor(1)]``),
 ``None`` and ``...`` give a *view*: the change reaches ``t``, and autograd treats
-it as a change of ``t`` itself. A 1-D index tensor, a list or a mask
+it as a change of ``t`` itself. A 1-D index tensor, a list of integers or a mask
 (``t[idx]``) makes a *copy*: the change is lost without a word. Assignment,
-``t[idx] = v``, always writes into ``t`` :claim:`site-indexing-view-or-copy`.
-The safe pattern: clone, then assign, or build a new tensor with an out-of-place
-op such as ``index_add``.
+``t[idx] = v``, writes into ``t`` for every kind of index
+:claim:`site-indexing-view-or-copy` (and, like any in-place change, is refused on
+a leaf that requires grad while autograd records). The safe pattern: clone, then
+assign, or build a new tensor with an out-of-place op such as ``index_add``.
 """
 
 # %%
@@ -66,8 +67,9 @@ print("data after data[index].add_(1):", data)
 # Loud: an in-place op on a view of a leaf
 # ----------------------------------------
 # A slice is a view of the leaf's memory, so the change would write into the
-# leaf while autograd records: refused. A 0-dim index tensor looks like an index
-# tensor, but it selects one element, like ``data[2]``: a view, refused the same way.
+# leaf while autograd records: refused. A 0-dim *integer* index tensor looks like
+# an index tensor, but it selects one element, like ``data[2]``: a view, refused
+# the same way. (A 0-dim bool or uint8 tensor is read as a mask: a copy.)
 with expect_error(RuntimeError, "a view of a leaf Variable that requires grad"):
     data[0:2].add_(1)
 with expect_error(RuntimeError, "a view of a leaf Variable that requires grad"):
@@ -97,7 +99,10 @@ print("new_data:", new_data)
 grad_clone = torch.autograd.grad((new_data * torch.arange(5.0)).sum(), data)[0]
 
 # %%
-# Or with no in-place op at all: ``index_add`` returns a new tensor.
+# Or with no in-place op at all: ``index_add`` returns a new tensor. The two
+# routes agree for distinct indices, as here; with a repeated index,
+# ``t[idx] = t[idx] + 1`` keeps one write per position while ``index_add`` adds
+# once per repeat.
 ones = torch.ones(len(index))
 new_data_oop = data.index_add(0, index, ones)
 grad_oop = torch.autograd.grad((new_data_oop * torch.arange(5.0)).sum(), data)[0]

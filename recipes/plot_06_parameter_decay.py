@@ -8,8 +8,9 @@ a word.
 Shrinking weights outside an optimizer (``p *= 0.9``) is an in-place change of
 a leaf that requires grad. ``p.data.mul_(0.9)`` gets past autograd's check by
 hiding the change from it, including from the version counter that protects a
-pending backward pass: gradients are then computed from the wrong weights with
-no error. ``torch.no_grad()`` allows the change *and* keeps that protection.
+pending backward pass: gradients that use the saved weights are then computed
+from the new values, with no error. ``torch.no_grad()`` allows the change *and*
+keeps that protection.
 """
 
 # %%
@@ -122,4 +123,6 @@ print("all checks passed")
 # In a training loop, prefer to let the optimizer do it:
 # ``torch.optim.AdamW(params, weight_decay=...)`` applies decoupled decay, and
 # ``torch.optim.SGD(params, weight_decay=...)`` adds ``weight_decay * p`` to the
-# gradient :claim:`site-optimizer-weight-decay`.
+# gradient it steps with, leaving ``p.grad`` as it is
+# :claim:`site-optimizer-weight-decay`. Both skip a parameter whose ``.grad`` is
+# ``None``: it is not decayed either.

@@ -8,7 +8,8 @@ Summing a loss or an output across batches for logging looks harmless:
 ``total.add_(out.sum())``. If ``out`` requires grad, the running total joins the
 autograd graph, and that graph, with every batch's saved activations, stays
 alive as long as the total does. It grows with every batch. ``detach()`` (or
-``.item()``) adds the value only, and the numbers come out the same.
+``.item()``) adds the value only, and the numbers come out the same, up to
+rounding (``.item()`` adds Python floats, in double precision).
 """
 
 # %%
@@ -134,16 +135,17 @@ assert graph_size(total, alive)[1] == by_allocator, (graph_size(total, alive), b
 # sphinx_gallery_end_ignore
 
 # %%
-# The cost grows with every batch: with 20 batches the graph is twice as big.
+# The cost grows with every batch: with 20 batches the graph keeps twice the
+# bytes alive.
 total_20 = torch.zeros(1)
 for batch in batches + batches:
     total_20.add_(model(batch).sum())
 print("after 20 batches:", graph_size(total_20, alive))
 
 # %%
-# It is not only memory: the total still needs autograd's rules. Changing the
-# model's weights in place afterwards, as an optimizer step does, and then
-# using the total in backward fails.
+# It is not only memory: the total still needs autograd's rules. Changing in
+# place a weight that the graph saved (here the last layer's; an optimizer step
+# changes them all), and then using the total in backward, fails.
 with torch.no_grad():
     model[2].weight.mul_(0.5)
 show_graph(total)
