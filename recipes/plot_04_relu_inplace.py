@@ -9,8 +9,8 @@ tensor. That is safe when the input may be written in place at all (not a leaf
 that requires grad, nor a view that autograd forbids changing) and nothing reads
 it, or the tensor it is a view of, afterwards: not your own code (a skip
 connection) and not autograd (an op that saved the tensor for its backward
-pass). Break the first rule and the model silently computes something else;
-break the second and backward raises an error.
+pass). Where your own code reads it, the model silently computes something
+else; where autograd saved it, backward raises an error.
 """
 
 # %%

@@ -254,9 +254,12 @@ def words(rule):
         ((0.95, 0.97), "slower, by less than 10%"),
         ((0.97, 1.06), "not measurably different from grad mode"),  # 1 inside: no measurable difference
         ((1.0, 1.0), "not measurably different from grad mode"),  # equal figures
-        ((1.2, 1.3), "faster than grad mode by 10% or more"),
-        ((0.5, 0.55), "slower than grad mode by 10% or more"),
-        ((1.05, 1.2), "inconclusive against grad mode on this build"),
+        ((1.2, 1.3), "faster than grad mode by more than 10%"),
+        ((0.5, 0.55), "slower than grad mode by more than 10%"),
+        ((1.10, 1.30), "faster, by 10% to 30%: whether by more than 10% is undecided"),  # the boundary itself
+        ((1.08, 1.14), "faster, by 8% to 14%: whether by more than 10% is undecided"),  # leaves out 1
+        ((0.85, 0.95), "slower, by 5% to 15%: whether by more than 10% is undecided"),
+        ((0.95, 1.2), "inconclusive against grad mode on this build"),  # 1 inside, and past the band
     ],
 )
 def test_timing_words_follow_from_the_interval(words, interval, english):

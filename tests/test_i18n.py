@@ -57,8 +57,13 @@ def is_heading(msgid):
 INLINE_CODE = re.compile(r"``.*?``|`[^`]*`|:\w+:`[^`]*`|\{\w+\}`[^`]*`|\"[^\"]*\"")
 
 
+# code written without backticks, as in the claims' scopes: dotted names (nn.Parameter,
+# weights.add_), calls and names ending in an underscore are not prose
+BARE_CODE = re.compile(r"\b\w+(?:\.\w+)+(?:\([^)]*\))?|\b\w+\([^)]*\)|\b\w+_(?!\w)")
+
+
 def prose(msgid):
-    return INLINE_CODE.sub(" ", msgid)
+    return BARE_CODE.sub(" ", INLINE_CODE.sub(" ", msgid))
 
 
 def test_catalogs_exist_for_every_document():

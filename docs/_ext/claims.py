@@ -173,7 +173,8 @@ class ClaimsLedger(SphinxDirective):
         for label, value in ((_("Checked over"), claim["scope"]), (control, claim["control_case"])):
             body = nodes.paragraph(value, value)
             self.set_source_info(body)
-            fields += nodes.field("", nodes.field_name(label, label), nodes.field_body("", body))
+            name = nodes.field_name(label, label, translatable=False)  # already in the page's language
+            fields += nodes.field("", name, nodes.field_body("", body))
         box += fields
         meta = nodes.paragraph(translatable=False, classes=["claim-meta"])
         meta += nodes.strong("", _("Verdict:") + " " + labels[claim["verdict"]])

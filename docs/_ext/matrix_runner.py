@@ -132,7 +132,7 @@ def _without_ipython():
     except ImportError:
         package, display = types.ModuleType("IPython"), types.ModuleType("IPython.display")
         display.HTML, display.display = _Display.HTML, _Display.display
-        package.display = display
+        package.display, package.get_ipython = display, lambda: None  # no shell: show_graph shows nothing
         sys.modules.setdefault("IPython", package)
         sys.modules.setdefault("IPython.display", display)
 
