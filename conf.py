@@ -124,7 +124,7 @@ sphinx_gallery_conf = {
     "backreferences_dir": "recipes/uses",
 }
 recipe_timeout = 60  # seconds; a recipe running longer fails the build
-claims_timeout = 60  # seconds per claim of docs/claims.toml (a claim's own `timeout` wins)
+claims_timeout = 180  # seconds per claim of docs/claims.toml (its own `timeout` wins): a net for hangs, wide for a loaded machine
 
 # --- myst-nb: executed pages -----------------------------------------------------
 nb_execution_mode = "cache"

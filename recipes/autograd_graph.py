@@ -149,7 +149,11 @@ def _accumulate_grad(leaf):
     import torch
 
     get_edge = getattr(torch.autograd.graph, "get_gradient_edge", None)  # torch >= 2.2
-    return get_edge(leaf).node if get_edge else None
+    if get_edge is None:
+        return None
+    # it finds the edge through a recorded view_as (torch 2.2 and 2.3 always): record it
+    with torch.inference_mode(False), torch.enable_grad():
+        return get_edge(leaf).node
 
 
 def _saved(fn, names):

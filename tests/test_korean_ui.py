@@ -25,7 +25,7 @@ QUOTED = re.compile(r"[\"“'‘][^\"”'’]*[\"”'’]")
 # Two or more English words in a row, outside code and output.
 ENGLISH = re.compile(r"[A-Za-z][A-Za-z'’]+(?:[ /][A-Za-z][A-Za-z'’]*)+")
 ALLOWED = re.compile(
-    r"^(Autograd Recipes|PyTorch Korea|Python float|Python|Jupyter|autograd-recipes|dL/dW)$"
+    r"^(Autograd Recipes|PyTorch Korea|Python float|Python|Jupyter|autograd-recipes|dL/d[Wyb])$"
     r"|^[a-z -]+$"  # a gloss: "(leaf tensor)", "computational graph"
 )
 SEARCH_WITH_RESULTS = KOREAN_SEARCH.removeprefix("ko/")  # "search.html?q=텐서"

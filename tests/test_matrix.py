@@ -228,6 +228,7 @@ class FakeState:
         self.claims = CLAIMS
         self.checked = [r["release"] for r in records if r.get("status") == "ok"]
         self.reference = records[-1]  # the pinned release: the newest of the fixture
+        self.measured = {c["id"] for c in CLAIMS if c.get("measured")}
         self.lines = {}  # no ordinals in the fixture: each result names its recorded line
 
 
@@ -341,6 +342,21 @@ def test_the_stylesheet_draws_each_state_as_its_symbol():
         drawn = {re.sub(r"\\([0-9A-Fa-f]{1,6})", lambda m: chr(int(m[1], 16)), g) for g in rule.groups()}
         assert drawn == {symbol}, state
     assert re.search(r"table\.torch-matrix td > span \{[^}]*clip-path: inset\(50%\)", css)
+
+
+def test_a_measured_claims_releases_are_grouped_by_state_not_by_figures():
+    """Timings and allocator figures differ on every run: one entry per state, the first's text."""
+    measured = next(c["id"] for c in CLAIMS if c.get("measured"))
+    records = [record(r) for r in ("2.0.1", "2.1.2", "2.13.0")]
+    for r in records:
+        r["claims"][measured]["evidence"] = f"ratio measured on {r['release']}"
+    cells, entries = torch_matrix._row(FakeState(records), "claims", measured)
+    assert entries == [("ratio measured on 2.0.1", ["2.0.1", "2.1.2", "2.13.0"])]
+    # the control: an unmeasured claim with the same differing texts gets an entry per text
+    plain = next(c["id"] for c in CLAIMS if not c.get("measured"))
+    for r in records:
+        r["claims"][plain]["evidence"] = f"printed on {r['release']}"
+    assert len(torch_matrix._row(FakeState(records), "claims", plain)[1]) == 3
 
 
 def test_the_recorded_matrix_is_light():

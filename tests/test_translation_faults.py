@@ -167,7 +167,7 @@ def test_a_translation_that_sphinx_drops_fails_the_korean_build(tmp_path, built_
         break_translation(project, catalog, start, lambda msgstr: "- " + msgstr)
         for catalog, start in [
             ("index.po", "Start with"),
-            ("inplace_overview.po", "The saving is"),
+            ("inplace_overview.po", "With nothing recorded"),
             ("recipes/plot_06_parameter_decay.po", "The safe version"),
         ]
     ]

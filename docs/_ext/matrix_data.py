@@ -67,6 +67,20 @@ CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.S | re.M)
 HIDDEN_SETUP = "remove-cell"  # a notebook's build setup (kernel plumbing): not run by the matrix
 
 
+def _parsed(source):
+    """The syntax tree of ``source``, or None where it does not parse (a recipe or cell being
+    edited, an IPython magic): the build reports that code itself; here it hashes as text."""
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return None
+
+
+def _code_text(source, drop_docstring=False):
+    tree = _parsed(source)
+    return source if tree is None else _statements(tree, drop_docstring)
+
+
 def _statements(tree, drop_docstring):
     body = tree.body
     if drop_docstring and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
@@ -77,7 +91,7 @@ def _statements(tree, drop_docstring):
 def recipe_hash(path):
     """The recipe's statements: its comments (the prose between ``# %%``) and its docstring
     are left out, so a sentence can be mended without marking every release not checked."""
-    return _digest(_statements(ast.parse(Path(path).read_text(encoding="utf-8")), drop_docstring=True))
+    return _digest(_code_text(Path(path).read_text(encoding="utf-8"), drop_docstring=True))
 
 
 def recipe_paths(recipes_dir=RECIPES_DIR):
@@ -107,7 +121,7 @@ def notebook_cells(path):
 
 
 def notebook_hash(path):
-    return _digest("\n".join(_statements(ast.parse(code), drop_docstring=False) for _, code, _ in notebook_cells(path)))
+    return _digest("\n".join(_code_text(code) for _, code, _ in notebook_cells(path)))
 
 
 def current_hashes(ledger=claims_ledger.LEDGER, recipes_dir=RECIPES_DIR, docs_dir=DOCS):
@@ -127,8 +141,10 @@ def source_path(kind, name, recipes_dir=RECIPES_DIR, docs_dir=DOCS):
 def _trees(kind, path):
     """[(syntax tree, line offset)] of a recipe's file or a notebook's run cells."""
     if kind == "recipes":
-        return [(ast.parse(Path(path).read_text(encoding="utf-8")), 0)]
-    return [(ast.parse(code), first - 1) for first, code, _ in notebook_cells(path)]
+        trees = [(_parsed(Path(path).read_text(encoding="utf-8")), 0)]
+    else:
+        trees = [(_parsed(code), first - 1) for first, code, _ in notebook_cells(path)]
+    return [(tree, offset) for tree, offset in trees if tree is not None]
 
 
 def block_lines(kind, path):

@@ -104,7 +104,11 @@ def _cells(path):
     the page's own line numbers."""
     compiled = []
     for first, code, _tags in matrix_data.notebook_cells(path):
-        tree = _Asserts(code, first - 1).visit(ast.parse(code, str(path)))
+        try:
+            parsed = ast.parse(code, str(path))
+        except SyntaxError as err:  # recorded as the cell's error, as running it would be
+            parsed = ast.parse(f"raise SyntaxError({str(err.msg)!r})")
+        tree = _Asserts(code, first - 1).visit(parsed)
         ast.fix_missing_locations(tree)
         ast.increment_lineno(tree, first - 1)
         compiled.append((first, compile(tree, str(path), "exec")))

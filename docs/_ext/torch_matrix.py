@@ -100,6 +100,7 @@ class _State:
         self.hashes = matrix_data.current_hashes(ledger)
         self.claims = claims_ledger.load(ledger)
         self.verdicts = {c["id"]: c["verdict"] for c in self.claims}
+        self.measured = {c["id"] for c in self.claims if c.get("measured")}  # figures differ per run
         self.checked = [r["release"] for r in self.records if r.get("status") == "ok"]
         self.pinned = version("torch").split("+")[0]  # what the pages show (read without importing torch)
         self.reference = next(
@@ -198,23 +199,27 @@ def _row(state, kind, name):
 
     cells: [(release, state, differs from the page, number of its evidence entry or None)];
     entries: [(evidence text, [releases that printed it])], each distinct text once, in the
-    order of the first release that printed it. Cells are numbered only where a row has more
-    than one entry: with one, it is the entry of every cell that has evidence (stale and
-    not-run cells have none)."""
-    cells, entries = [], {}
+    order of the first release that printed it. A measured claim's figures differ on every
+    run, so its releases are grouped by state instead, with the first one's text. Cells are
+    numbered only where a row has more than one entry: with one, it is the entry of every
+    cell that has evidence (stale and not-run cells have none)."""
+    cells, entries, texts = [], {}, {}
+    measured = kind == "claims" and name in state.measured
     for record in state.records:
         cell_state, result = matrix_data.cell(record, kind, name, state.hashes)
         what = matrix_data.differences(
             record, kind, name, state.hashes, state.verdicts, state.reference, state.lines.get((kind, name))
         )
-        text = None
+        key = None
         if cell_state not in (matrix_data.STALE, matrix_data.NOT_RUN) and result is not None:
             text = _evidence(kind, result)
-            entries.setdefault(text, []).append(record["release"])
-        cells.append((record["release"], cell_state, bool(what), text))
-    numbers = {text: n for n, text in enumerate(entries, 1)} if len(entries) > 1 else {}
-    cells = [(release, s, differs, numbers.get(text)) for release, s, differs, text in cells]
-    return cells, list(entries.items())
+            key = cell_state if measured else text
+            texts.setdefault(key, text)
+            entries.setdefault(key, []).append(record["release"])
+        cells.append((record["release"], cell_state, bool(what), key))
+    numbers = {key: n for n, key in enumerate(entries, 1)} if len(entries) > 1 else {}
+    cells = [(release, s, differs, numbers.get(key)) for release, s, differs, key in cells]
+    return cells, [(texts[key], releases) for key, releases in entries.items()]
 
 
 def _groups(state):
@@ -317,8 +322,11 @@ def evidence_html(state, env):
             for text, releases in entries:
                 where = ", ".join(matrix_data.ranges(releases, state.checked))
                 states = ", ".join(dict.fromkeys(said[r] for r in releases))
+                figures = ""
+                if kind == "claims" and name in state.measured and len(releases) > 1:
+                    figures = " · " + _("figures as measured on torch %(release)s") % {"release": releases[0]}
                 items.append(
-                    f"<li>torch {html.escape(where)} · {html.escape(states)}"
+                    f"<li>torch {html.escape(where)} · {html.escape(states)}{html.escape(figures)}"
                     f"<pre>{html.escape(text, quote=False)}</pre></li>"
                 )
             rows.append(
