@@ -114,9 +114,9 @@ def test_a_control_that_makes_the_check_raise_is_reported():
     claim = next(c for c in CLAIMS if c["id"] == "leaf-inplace-raises")
     raising = dict(claim, control=[["forms = {", "forms = None.x or {"]])
     problem = claims_ledger.control_problem(raising)
-    assert problem.startswith("claim leaf-inplace-raises: its control gave 'an error', not 'does not hold'"), (
-        problem
-    )
+    assert problem.startswith(
+        "claim leaf-inplace-raises: its control gave 'an error', not 'does not hold'"
+    ), problem
     assert "AttributeError" in problem
 
 
@@ -148,7 +148,9 @@ def test_a_control_that_stops_discriminating_is_reported(tmp_path):
     old = '"forms = {\\"nn.init.zeros_\\": torch.nn.init.zeros_,"'
     assert old in text[start : start + 3000]
     copy = tmp_path / "claims.toml"
-    copy.write_text(text[:start] + text[start:].replace(old, '"forms = {\\"add_\\": lambda t: t.add_(1),"', 1))
+    copy.write_text(
+        text[:start] + text[start:].replace(old, '"forms = {\\"add_\\": lambda t: t.add_(1),"', 1)
+    )
     claim = next(c for c in claims_ledger.load(copy) if c["id"] == "leaf-inplace-raises")
     problem = claims_ledger.control_problem(claim)
     assert problem.startswith("claim leaf-inplace-raises: its control gave 'holds', not 'does not hold'"), (
@@ -214,11 +216,11 @@ def test_each_site_claim_is_linked_from_its_page(built_site, claim, lang):
     assert f'href="{"../" * depth}claims.html#claim-{claim["id"]}"' in page
 
 
-
-
 def test_an_unknown_kind_of_measurement_is_refused(tmp_path):
     ledger = write_ledger(tmp_path / "claims.toml", [dict(CLAIMS[0], measured="speed")])
-    with pytest.raises(claims_ledger.LedgerError, match=r"leaf-inplace-raises\): measured 'speed' is not one of"):
+    with pytest.raises(
+        claims_ledger.LedgerError, match=r"leaf-inplace-raises\): measured 'speed' is not one of"
+    ):
         claims_ledger.load(ledger)
 
 

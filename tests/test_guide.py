@@ -176,7 +176,9 @@ def test_guide_page_has_outputs_benchmark_table_plot_and_memory(built_site):
     page = (project / "build/html/en/no_grad_guide.html").read_text(encoding="utf-8")
     assert "<math" in page and not re.search(r"<script[^>]*mathjax", page, re.I)
     table = re.search(r"<table class='benchmark'>.*?grad / no_grad \[95% CI\].*?</table>", page, re.S)
-    assert table and len(re.findall(r"<tr", table.group(0))) == 6  # header + small MLP + 3 batch sizes + control
+    assert (
+        table and len(re.findall(r"<tr", table.group(0))) == 6
+    )  # header + small MLP + 3 batch sizes + control
     # every label in both languages, from the one run; site.css shows the page's
     row = "<span lang='en'>small MLP, batch 1</span><span lang='ko'>작은 MLP, 배치 1</span>"
     assert row in table.group(0)

@@ -99,12 +99,16 @@ def test_a_changed_claim_marks_only_its_own_cells_not_checked(tmp_path):
     start = text.index(f'id = "{CLAIM}"')
     code_at = text.index("code = ", start)
     copy = tmp_path / "claims.toml"
-    copy.write_text(text[:code_at] + text[code_at:].replace("'''\n", "'''\nchanged = 1\n", 1), encoding="utf-8")
+    copy.write_text(
+        text[:code_at] + text[code_at:].replace("'''\n", "'''\nchanged = 1\n", 1), encoding="utf-8"
+    )
     changed = matrix_data.current_hashes(copy)
     assert changed["claims"][CLAIM] != HASHES["claims"][CLAIM]
     # the control: a comment is not code
     commented = tmp_path / "commented.toml"
-    commented.write_text(text[:code_at] + text[code_at:].replace("'''\n", "'''\n# changed\n", 1), encoding="utf-8")
+    commented.write_text(
+        text[:code_at] + text[code_at:].replace("'''\n", "'''\n# changed\n", 1), encoding="utf-8"
+    )
     assert matrix_data.current_hashes(commented)["claims"] == HASHES["claims"]
     for release in FIXTURE:
         states = {i: matrix_data.cell(release, "claims", i, changed)[0] for i in HASHES["claims"]}
@@ -139,7 +143,9 @@ def test_prose_and_comments_change_no_recipe_or_notebook_hash(tmp_path):
     source = source.replace("# %%\n", "# %%\n# A new sentence of prose.\n", 1) + "\n# a closing comment\n"
     path.write_text(source, encoding="utf-8")
     guide = docs / "no_grad_guide.md"
-    guide.write_text(guide.read_text(encoding="utf-8").replace("\n## ", "\nA new paragraph.\n\n## ", 1), encoding="utf-8")
+    guide.write_text(
+        guide.read_text(encoding="utf-8").replace("\n## ", "\nA new paragraph.\n\n## ", 1), encoding="utf-8"
+    )
     hashes = matrix_data.current_hashes(recipes_dir=recipes, docs_dir=docs)
     assert hashes["recipes"] == HASHES["recipes"] and hashes["notebooks"] == HASHES["notebooks"]
     # the control: a statement added to a cell is code
@@ -157,10 +163,14 @@ def test_results_are_matched_by_ordinal_and_named_by_todays_line():
     first = lines["expected"][0]
     entry = CHANGED_ERROR["expected_errors"][0]
     moved = dict(CHANGED_ERROR, expected_errors=[dict(entry, line=first - 40, ordinal=0)])
-    found = matrix_data.differences(record("2.0.1", recipes={RECIPE: moved}), "recipes", RECIPE, HASHES, VERDICTS, lines=lines)
+    found = matrix_data.differences(
+        record("2.0.1", recipes={RECIPE: moved}), "recipes", RECIPE, HASHES, VERDICTS, lines=lines
+    )
     assert found == [("the error at line %d reads differently", (first,))]
     unnumbered = dict(CHANGED_ERROR, expected_errors=[dict(entry, line=first - 40)])
-    found = matrix_data.differences(record("2.0.1", recipes={RECIPE: unnumbered}), "recipes", RECIPE, HASHES, VERDICTS, lines=lines)
+    found = matrix_data.differences(
+        record("2.0.1", recipes={RECIPE: unnumbered}), "recipes", RECIPE, HASHES, VERDICTS, lines=lines
+    )
     assert found == [("the error at line %d reads differently", (first - 40,))]
 
 
@@ -470,3 +480,25 @@ def test_torch_release_is_read_without_importing_torch():
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     read, imported_before, imported = done.stdout.split()
     assert read == imported and imported_before == "False"
+
+
+def test_code_that_does_not_parse_is_hashed_as_text_and_has_no_block_lines(tmp_path):
+    """A recipe being edited, or a notebook cell with an IPython magic, must not stop the build:
+    its hash is its text (so it still changes with the code), and it names no line."""
+    recipe = tmp_path / "plot_broken.py"
+    recipe.write_text('"""Broken\n======\n"""\nx = torch.zeros(1\n', encoding="utf-8")
+    assert matrix_data.recipe_hash(recipe) != matrix_data.recipe_hash(ROOT / "recipes" / f"{RECIPE}.py")
+    assert matrix_data.block_lines("recipes", recipe) == {"expected": [], "asserts": []}
+    page = tmp_path / "magic.md"
+    page.write_text(
+        "---\nfile_format: mystnb\n---\n\n```{code-cell} ipython3\n%timeit 1 + 1\n```\n\n"
+        '```{code-cell} ipython3\nwith expect_error(RuntimeError, "x"):\n    pass\n```\n',
+        encoding="utf-8",
+    )
+    assert matrix_data.notebook_paths(tmp_path) == [page]
+    assert matrix_data.block_lines("notebooks", page) == {"expected": [10], "asserts": []}
+    before = matrix_data.notebook_hash(page)
+    page.write_text(
+        page.read_text(encoding="utf-8").replace("%timeit 1 + 1", "%timeit 2 + 2"), encoding="utf-8"
+    )
+    assert matrix_data.notebook_hash(page) != before

@@ -100,7 +100,9 @@ def recipe_paths(recipes_dir=RECIPES_DIR):
 
 def notebook_paths(docs_dir=DOCS):
     """The executed pages (MyST-NB notebooks) under docs/."""
-    return sorted(p for p in Path(docs_dir).glob("*.md") if NOTEBOOK_FORMAT in p.read_text(encoding="utf-8")[:300])
+    return sorted(
+        p for p in Path(docs_dir).glob("*.md") if NOTEBOOK_FORMAT in p.read_text(encoding="utf-8")[:300]
+    )
 
 
 def notebook_cells(path):
@@ -112,7 +114,9 @@ def notebook_cells(path):
         body = match.group(1)
         lines = body.splitlines()
         options = [line for line in lines if line.startswith(":")]
-        tags = re.findall(r"[\w-]+", next((o.split(":", 2)[2] for o in options if o.startswith(":tags:")), ""))
+        tags = re.findall(
+            r"[\w-]+", next((o.split(":", 2)[2] for o in options if o.startswith(":tags:")), "")
+        )
         first = text.count("\n", 0, match.start(1)) + 1 + len(options)
         code = "\n".join(lines[len(options) :])
         if HIDDEN_SETUP not in tags:
@@ -154,7 +158,8 @@ def block_lines(kind, path):
     for tree, offset in _trees(kind, path):
         for node in ast.walk(tree):
             if isinstance(node, ast.With) and any(
-                isinstance(item.context_expr, ast.Call) and getattr(item.context_expr.func, "id", None) == "expect_error"
+                isinstance(item.context_expr, ast.Call)
+                and getattr(item.context_expr.func, "id", None) == "expect_error"
                 for item in node.items
             ):
                 found["expected"].append(node.lineno + offset)
@@ -257,14 +262,18 @@ def differences(record, kind, name, hashes, ledger_verdicts, reference=None, lin
         if err["outcome"] == "changed" and page_message:
             got = f"{err['type']}: {err['message']}"
             here, page = first_difference(got, f"{err['kind']}: {page_message}")
-            found.append(("the error at line %d reads differently: %s where the page has %s", (line, here, page)))
+            found.append(
+                ("the error at line %d reads differently: %s where the page has %s", (line, here, page))
+            )
         elif err["outcome"] == "changed":
             found.append(("the error at line %d reads differently", (line,)))
         elif err["outcome"] == "not raised":
             found.append(("the error at line %d is not raised", (line,)))
         elif (page_message or err.get("message")) != err.get("message"):
             here, page = first_difference(err.get("message", ""), page_message)
-            found.append(("the error at line %d is worded differently: %s where the page has %s", (line, here, page)))
+            found.append(
+                ("the error at line %d is worded differently: %s where the page has %s", (line, here, page))
+            )
     for check in result.get("asserts", []):
         if not check["holds"]:
             found.append(("the check at line %d fails", (current_line(check, "asserts", lines),)))
@@ -307,7 +316,9 @@ def page_summary(records, rows, hashes, ledger_verdicts, reference=None, lines=N
             continue
         found, missing = [], False
         for kind, name in rows:
-            what = differences(record, kind, name, hashes, ledger_verdicts, reference, (lines or {}).get((kind, name)))
+            what = differences(
+                record, kind, name, hashes, ledger_verdicts, reference, (lines or {}).get((kind, name))
+            )
             if what is None:
                 missing = True
             else:
@@ -336,7 +347,9 @@ def first_changes(records, hashes, ledger_verdicts, reference=None, lines=None):
     for kind, name in names:
         previous, first = None, None
         for record in records:
-            what = differences(record, kind, name, hashes, ledger_verdicts, reference, (lines or {}).get((kind, name)))
+            what = differences(
+                record, kind, name, hashes, ledger_verdicts, reference, (lines or {}).get((kind, name))
+            )
             if what is None:
                 continue
             if previous is not None and what != previous and first is None:
@@ -344,7 +357,12 @@ def first_changes(records, hashes, ledger_verdicts, reference=None, lines=None):
             previous = what
         if first is not None:
             news.append(
-                (kind, name, first, page_summary(records, [(kind, name)], hashes, ledger_verdicts, reference, lines))
+                (
+                    kind,
+                    name,
+                    first,
+                    page_summary(records, [(kind, name)], hashes, ledger_verdicts, reference, lines),
+                )
             )
     return news
 

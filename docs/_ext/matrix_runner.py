@@ -301,7 +301,9 @@ def main(argv=None):
     parser.add_argument("--install-seconds", type=float)
     parser.add_argument("--out", default=str(matrix_data.MATRIX_DIR))
     parser.add_argument("--recipe", help="(child) run one recipe, print its result as JSON")
-    parser.add_argument("--notebook", help="(child) run one notebook page's code cells, print the result as JSON")
+    parser.add_argument(
+        "--notebook", help="(child) run one notebook page's code cells, print the result as JSON"
+    )
     parser.add_argument("--not-run", metavar="REASON", help="record that RELEASE could not be installed")
     parser.add_argument(
         "--strict", action="store_true", help="exit 1 when a claim's verdict changed (named on stderr)"

@@ -339,7 +339,9 @@ def evidence_html(state, env):
 
 
 def _news(state, builder, docname, env):
-    news = matrix_data.first_changes(state.records, state.hashes, state.verdicts, state.reference, state.lines)
+    news = matrix_data.first_changes(
+        state.records, state.hashes, state.verdicts, state.reference, state.lines
+    )
     if not news:
         return [nodes.paragraph("", _("No claim or recipe behaves differently on any release checked."))]
     items = nodes.bullet_list(classes=["torch-matrix-news"])
@@ -404,7 +406,12 @@ def page_line(state, rows, builder, docname):
 def _page_rows(state, docname):
     """The rows a page's line sums up: its own code (a recipe's or a notebook's), then the
     claims it settles. A page whose own code is not in the matrix gets no line."""
-    own = [(kind, name) for kind in ("recipes", "notebooks") for name in state.hashes[kind] if _page(kind, name) == docname]
+    own = [
+        (kind, name)
+        for kind in ("recipes", "notebooks")
+        for name in state.hashes[kind]
+        if _page(kind, name) == docname
+    ]
     return own + [("claims", c["id"]) for c in state.claims if c["page"] == docname] if own else []
 
 
