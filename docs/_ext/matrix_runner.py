@@ -241,33 +241,48 @@ def _in_child(flag, path):
 # --- one release ----------------------------------------------------------------------
 
 
-def run_release(release, install_seconds=None):
+def run_release(release, install_seconds=None, reuse=None):
+    """The release's record: every claim, recipe and notebook run on the installed torch.
+
+    ``reuse``: an earlier record of the same torch build (``--stale``), whose results for code
+    that has not changed since are kept; only the rest runs, and the record says when."""
     import claims_ledger
     import claims_runner
     import torch
 
     started = time.monotonic()
     record = provenance(release, torch=torch.__version__, status="ok")
-    claims = claims_ledger.load()
-    observed = claims_runner.run_all(claims_ledger.LEDGER, timeout=60, claims=claims)
-    record["claims"] = {
-        c["id"]: {
+    hashes = matrix_data.current_hashes()
+    kept = {kind: {} for kind in matrix_data.KINDS}
+    if reuse is not None:
+        for kind in matrix_data.KINDS:
+            for name, result in reuse.get(kind, {}).items():
+                if result.get("hash") == hashes[kind].get(name):
+                    kept[kind][name] = result
+        record["date"] = reuse["date"]
+        record["rerun"] = {"date": provenance(release)["date"], "rows": sum(len(h) for h in hashes.values()) - sum(len(k) for k in kept.values())}
+    claims = [c for c in claims_ledger.load() if c["id"] not in kept["claims"]]
+    observed = claims_runner.run_all(claims_ledger.LEDGER, timeout=180, claims=claims) if claims else {}
+    record["claims"] = dict(kept["claims"])
+    for c in claims:
+        record["claims"][c["id"]] = {
             "hash": matrix_data.claim_hash(c),
             "verdict": observed[c["id"]][0],
             "evidence": _cut(observed[c["id"]][1]),
         }
-        for c in claims
-    }
-    record["recipes"] = {}
-    for path in matrix_data.recipe_paths():
-        result = _in_child("--recipe", path)
-        result["hash"] = matrix_data.recipe_hash(path)
-        record["recipes"][path.stem] = result
-    record["notebooks"] = {}
-    for path in matrix_data.notebook_paths():
-        result = _in_child("--notebook", path)
-        result["hash"] = matrix_data.notebook_hash(path)
-        record["notebooks"][path.stem] = result
+    record["claims"] = {name: record["claims"][name] for name in hashes["claims"]}  # the ledger's order
+    for kind, flag, paths, digest in (
+        ("recipes", "--recipe", matrix_data.recipe_paths(), matrix_data.recipe_hash),
+        ("notebooks", "--notebook", matrix_data.notebook_paths(), matrix_data.notebook_hash),
+    ):
+        record[kind] = {}
+        for path in paths:
+            if path.stem in kept[kind]:
+                record[kind][path.stem] = kept[kind][path.stem]
+                continue
+            result = _in_child(flag, path)
+            result["hash"] = digest(path)
+            record[kind][path.stem] = result
     record["seconds"] = {"run": round(time.monotonic() - started, 1)}
     if install_seconds is not None:
         record["seconds"]["install"] = round(install_seconds, 1)
@@ -308,6 +323,11 @@ def main(argv=None):
     parser.add_argument(
         "--strict", action="store_true", help="exit 1 when a claim's verdict changed (named on stderr)"
     )
+    parser.add_argument(
+        "--stale",
+        action="store_true",
+        help="run only what changed since RELEASE's recorded results (same torch build); keep the rest",
+    )
     args = parser.parse_args(argv)
     if args.recipe:
         print(json.dumps(run_recipe(Path(args.recipe).resolve()), ensure_ascii=False))
@@ -328,7 +348,10 @@ def main(argv=None):
     previous = json.loads(previous_path.read_text(encoding="utf-8")) if previous_path.exists() else None
     if previous is not None and previous.get("status") != "ok":
         previous = None
-    record = run_release(args.release, args.install_seconds)
+    import torch
+
+    same_build = previous is not None and previous.get("torch") == torch.__version__
+    record = run_release(args.release, args.install_seconds, reuse=previous if args.stale and same_build else None)
     path = matrix_data.write(record, args.out)
     ledger = {c["id"]: c["verdict"] for c in claims_ledger.load()}
     changed = changed_verdicts(record, previous, ledger)
