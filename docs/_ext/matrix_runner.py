@@ -260,7 +260,10 @@ def run_release(release, install_seconds=None, reuse=None):
                 if result.get("hash") == hashes[kind].get(name):
                     kept[kind][name] = result
         record["date"] = reuse["date"]
-        record["rerun"] = {"date": provenance(release)["date"], "rows": sum(len(h) for h in hashes.values()) - sum(len(k) for k in kept.values())}
+        record["rerun"] = {
+            "date": provenance(release)["date"],
+            "rows": sum(len(h) for h in hashes.values()) - sum(len(k) for k in kept.values()),
+        }
     claims = [c for c in claims_ledger.load() if c["id"] not in kept["claims"]]
     observed = claims_runner.run_all(claims_ledger.LEDGER, timeout=180, claims=claims) if claims else {}
     record["claims"] = dict(kept["claims"])
@@ -351,7 +354,9 @@ def main(argv=None):
     import torch
 
     same_build = previous is not None and previous.get("torch") == torch.__version__
-    record = run_release(args.release, args.install_seconds, reuse=previous if args.stale and same_build else None)
+    record = run_release(
+        args.release, args.install_seconds, reuse=previous if args.stale and same_build else None
+    )
     path = matrix_data.write(record, args.out)
     ledger = {c["id"]: c["verdict"] for c in claims_ledger.load()}
     changed = changed_verdicts(record, previous, ledger)
