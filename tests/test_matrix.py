@@ -380,7 +380,7 @@ def test_the_recorded_matrix_is_light():
     for entries in evidence_entries(evidence).values():
         assert len({pre for _, pre in entries}) == len(entries)
     markup = table + evidence
-    assert len(markup.encode("utf-8")) < 150_000
+    assert len(markup.encode("utf-8")) < 180_000  # 75 rows (66 claims, 7 recipes, 2 guides) x 16 releases
     assert sum(1 for _ in parse(markup).iter()) < 4000
 
 
@@ -463,7 +463,7 @@ def test_built_pages_carry_the_matrix(built_site, lang):
     recorded = [p.stem.removeprefix("torch-") for p in (ROOT / "docs" / "matrix").glob("torch-*.json")]
     assert 'class="torch-matrix"' in versions and all(f">{r}</th>" in versions for r in recorded)
     assert 'class="torch-matrix-evidence"' in versions
-    assert len(versions.encode("utf-8")) < 200_000  # one copy of the evidence per cell made it 435 KB
+    assert len(versions.encode("utf-8")) < 250_000  # one copy of the evidence per cell made it 435 KB
     assert 'class="torch-matrix-summary"' in (html / "index.html").read_text(encoding="utf-8")
     pages = [f"recipes/{p.stem}.html" for p in matrix_data.recipe_paths()]
     for page in pages + [f"{p.stem}.html" for p in matrix_data.notebook_paths()]:
