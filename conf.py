@@ -23,6 +23,7 @@ extensions = [
     "mathml",
     "notebook_download",
     "output_cap",
+    "shown_code",
     "notebook_breadcrumb",
     "recipe_guard",
     "execution_env",

@@ -14,20 +14,21 @@ the old ``w``: it is still an in-place change, which a pending backward refuses.
 """
 
 # %%
-# Two small helpers
-# -----------------
-# The failing snippets on this page run inside ``expect_error``: it prints the
-# error torch raised and stops the page's build if torch stops raising it.
-# You do not need it in your own code.
-#
-# ``show_graph(t)`` draws the graph autograd recorded for ``t``, as this page
-# shows it: the nodes, the tensors each one saved with their version when saved
-# and now, and the in-place write that changed one. It lives in
-# ``autograd_graph.py`` beside the recipes; without that file it draws nothing,
-# and your own code does not need it either.
+# The pitfall: updating a leaf while autograd records
+# ---------------------------------------------------
+# ``w`` is a leaf (created by us) with ``requires_grad=True``. An in-place
+# update of it while gradient mode is on is refused outright, and
+# ``w -= lr * w.grad`` is refused the same way. Each error on this page is
+# raised when the page is built, and the build checks its type and message
+# (the downloadable script shows how).
+
+# sphinx_gallery_start_ignore
 import contextlib
 
+# sphinx_gallery_end_ignore
 import torch
+
+# sphinx_gallery_start_ignore
 
 
 @contextlib.contextmanager
@@ -43,32 +44,39 @@ def expect_error(kind, text):
         raise AssertionError(f"{want}; nothing was raised")
 
 
-try:
+try:  # the site's drawing of the graph; nothing for your code
     from autograd_graph import show_graph
-except ImportError:  # without the site's autograd_graph.py: no pictures
+except ImportError:
 
     def show_graph(tensor, *written):
         pass
 
 
-# %%
-# The pitfall: updating a leaf while autograd records
-# ---------------------------------------------------
-# ``w`` is a leaf (created by us) with ``requires_grad=True``. An in-place
-# update of it while gradient mode is on is refused outright, and
-# ``w -= lr * w.grad`` is refused the same way.
+# sphinx_gallery_end_ignore
 torch.manual_seed(0)
 x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
 target = torch.tensor([1.0, 0.0])
 w = torch.tensor([0.5, -0.5], requires_grad=True)
 
 loss = ((x @ w - target) ** 2).mean()
+# sphinx_gallery_start_ignore
 show_graph(loss, w)
+# sphinx_gallery_end_ignore
 loss.backward()
 lr = 0.1
+
+# %%
+
+# sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "a leaf Variable that requires grad"):
+    # sphinx_gallery_end_ignore
     w.add_(w.grad, alpha=-lr)
+
+# %%
+
+# sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "a leaf Variable that requires grad"):
+    # sphinx_gallery_end_ignore
     w -= lr * w.grad
 
 # %%
@@ -78,7 +86,11 @@ with expect_error(RuntimeError, "a leaf Variable that requires grad"):
 # computed *from* it: no longer a leaf, so backward does not fill its ``.grad``.
 # In the hand-written loop this recipe is about, that is loud at the next step:
 # reading ``.grad`` of a non-leaf warns, and ``lr * None`` raises a ``TypeError``.
+
+# sphinx_gallery_start_ignore
 import warnings
+
+# sphinx_gallery_end_ignore
 
 
 def train_by_rebinding(w, steps):
@@ -89,11 +101,17 @@ def train_by_rebinding(w, steps):
     return w
 
 
+# %%
+
+# sphinx_gallery_start_ignore
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     with expect_error(TypeError, "unsupported operand type(s) for *: 'float' and 'NoneType'"):
+        # sphinx_gallery_end_ignore
         train_by_rebinding(w.detach().clone().requires_grad_(True), steps=2)
-print("warning at the second step:", str(caught[0].message).split(". ")[0])
+# sphinx_gallery_start_ignore
+assert "is not a leaf Tensor is being accessed" in str(caught[0].message), caught
+# sphinx_gallery_end_ignore
 
 # %%
 # It is silent where something else still holds the old leaf, such as an
@@ -131,7 +149,9 @@ print(
 # the old ``w``, as an optimizer step does.
 w_before = w.detach().clone()
 with torch.no_grad():
+    # sphinx_gallery_start_ignore
     show_graph(w)
+    # sphinx_gallery_end_ignore
     w.add_(w.grad, alpha=-lr)
 w.grad = None
 print("w after one step:", w)
@@ -147,4 +167,6 @@ opt = torch.optim.SGD([w_ref], lr=lr)
 ((x @ w_ref - target) ** 2).mean().backward()
 opt.step()
 print("matches torch.optim.SGD:", torch.equal(w.detach(), w_ref.detach()))
+# sphinx_gallery_start_ignore
 assert torch.equal(w.detach(), w_ref.detach())
+# sphinx_gallery_end_ignore

@@ -61,9 +61,15 @@ def _before(gallery_conf, fname):
     if os.environ.get("RECIPE_EXECUTION_LOG"):  # nox -s bench counts executions
         with open(os.environ["RECIPE_EXECUTION_LOG"], "a") as log:
             log.write(Path(fname).name + "\n")
+    import shown_code
     import torch
     import torch_state
 
+    source = Path(gallery_conf["src_dir"]) / gallery_conf["examples_dirs"] / fname
+    problem = shown_code.recipe_problem(source.read_text(encoding="utf-8"))
+    if problem:  # named here: sphinx-gallery's own check says neither file nor line
+        number = int(problem.split(":")[0].removeprefix("line "))
+        logger.warning("hidden lines: %s", problem.split(": ", 1)[1], location=(str(source), number))
     torch.manual_seed(0)
     _run.update(state=torch_state.snapshot(), threads=set(threading.enumerate()))
     breadcrumb.enter("recipe", _recipe_path(gallery_conf, fname))

@@ -1,0 +1,65 @@
+"""A reader copies a page's code blocks, in order, into a fresh interpreter: each does what the page
+shows below it (prints that output, or raises that error), with no name the page does not define.
+
+Run on the shared build, in both languages (the Korean pages show the same code). The
+helpers of the build (``expect_error``, the graph drawing, the checks) run on the page
+but are not shown (docs/_ext/shown_code.py), so they are not in what the reader copies.
+"""
+
+import re
+import sys
+
+import pytest
+from conftest import LANGUAGES, ROOT
+
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+import matrix_data  # noqa: E402
+from copy_paste import normalized, page_blocks, run_blocks  # noqa: E402
+
+PAGES = [f"recipes/{p.stem}.html" for p in matrix_data.recipe_paths()] + [
+    f"{p.stem}.html" for p in matrix_data.notebook_paths()
+]
+
+
+def _difference(block, result):
+    measured = "tag_measured" in block["classes"]
+    shown = normalized("\n".join(block["outputs"]), measured)
+    got = result["stdout"] + (result["error"] or "")
+    if normalized(got, measured) == shown:
+        return None
+    return f"the page shows:\n{shown[:1500]}\npasted, it gives:\n{normalized(got, measured)[:1500]}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("page", PAGES)
+def test_every_code_block_pastes_and_does_what_the_page_shows(built_site, tmp_path, page, lang):
+    blocks = page_blocks(built_site[0] / "build" / "html" / lang / page)
+    assert len(blocks) >= 3, f"{page}: no code blocks found"
+    results = run_blocks([b["code"] for b in blocks], cwd=tmp_path)
+    problems = []
+    for number, (block, result) in enumerate(zip(blocks, results), 1):
+        difference = _difference(block, result)
+        if difference:
+            problems.append(f"block {number}:\n{block['code'][:600]}\n{difference}")
+    assert not problems, f"{lang}/{page}: {len(problems)} of {len(blocks)} blocks\n\n" + "\n\n".join(problems)
+
+
+BUILD_HELPERS = re.compile(r"\b(expect_error|show_graph|autograd_graph)\b")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_shown_block_uses_the_builds_helpers(built_site, page):
+    """The build's check of an error and its drawing of a graph run hidden: a reader's code has
+    neither, so a block that names one does not paste (the old pages' first block defined them)."""
+    blocks = page_blocks(built_site[0] / "build" / "html" / "en" / page)
+    named = [b["code"][:300] for b in blocks if BUILD_HELPERS.search(b["code"])]
+    assert not named, f"{page}: {len(named)} shown blocks use the build's helpers:\n\n" + "\n\n".join(named)
+
+
+def test_a_name_the_page_does_not_define_is_caught(tmp_path):
+    """The control: the runner has nothing of the site's, so a helper the page hides is a NameError."""
+    results = run_blocks(
+        ["import torch\nprint(torch.ones(1).sum().item())", "show_graph(torch.ones(1))"], tmp_path
+    )
+    assert results[0] == {"stdout": "1.0\n", "error": None}
+    assert results[1]["error"] == "NameError: name 'show_graph' is not defined"
