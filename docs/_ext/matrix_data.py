@@ -125,7 +125,12 @@ def notebook_cells(path):
 
 
 def notebook_hash(path):
-    return _digest("\n".join(_code_text(code) for _, code, _ in notebook_cells(path)))
+    """The statements of the cells the matrix runs, as one program: where a cell is split (a
+    failing statement given a cell of its own) or comments change, the hash stays."""
+    trees = [_parsed(code) for _, code, _ in notebook_cells(path)]
+    if any(tree is None for tree in trees):
+        return _digest("\n".join(_code_text(code) for _, code, _ in notebook_cells(path)))
+    return _digest(_statements(ast.Module(body=[s for t in trees for s in t.body], type_ignores=[]), False))
 
 
 def current_hashes(ledger=claims_ledger.LEDGER, recipes_dir=RECIPES_DIR, docs_dir=DOCS):
