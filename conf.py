@@ -24,6 +24,7 @@ extensions = [
     "notebook_download",
     "output_cap",
     "shown_code",
+    "first_screen",
     "notebook_breadcrumb",
     "recipe_guard",
     "execution_env",

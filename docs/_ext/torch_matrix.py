@@ -33,6 +33,7 @@ import claims_ledger
 import matrix_data
 from docutils import nodes
 from docutils.parsers.rst import directives
+from sphinx import addnodes
 from sphinx.locale import _
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
@@ -391,16 +392,97 @@ def _summary_text(good, bad, unknown):
     return _("; ").join(parts)
 
 
+def _sentences():
+    """matrix_data.differences' templates as whole sentences of a page's banner, translated."""
+    return {
+        "claim": _(
+            "On torch %(releases)s, a claim of this page reads “%(observed)s” where the page says “%(expected)s”"
+        ),
+        "claim error": _("On torch %(releases)s, the check of a claim of this page could not run"),
+        "the error at line %d reads differently": _(
+            "On torch %(releases)s, the error at line %(line)d reads differently."
+        ),
+        "the error at line %d reads differently: %s where the page has %s": _(
+            "On torch %(releases)s, the error at line %(line)d reads “%(here)s” where the page shows “%(page)s”."
+        ),
+        "the error at line %d is not raised": _(
+            "On torch %(releases)s, the error at line %(line)d is not raised."
+        ),
+        "the check at line %d fails": _("On torch %(releases)s, the check at line %(line)d fails."),
+        "line %d raises %s": _("On torch %(releases)s, line %(line)d raises %(error)s."),
+        "the error at line %d is worded differently: %s where the page has %s": _(
+            "On torch %(releases)s, the error at line %(line)d is worded “%(here)s” where the page shows “%(page)s”."
+        ),
+    }
+
+
+def _difference_item(template, values, releases, claims_uri):
+    """One difference as a list item of HTML: a sentence; a claim's links to its entry."""
+    sentences, labels = _sentences(), _labels()
+    if template.startswith("claim"):
+        name, observed, expected = values
+        key = "claim error" if observed == matrix_data.ERROR else "claim"
+        text = sentences[key] % {
+            "releases": releases,
+            "observed": labels[observed],
+            "expected": labels[expected],
+        }
+        link = (
+            f'<a href="{html.escape(claims_uri)}#claim-{html.escape(name)}">{html.escape(_("the claim"))}</a>'
+        )
+        return f"{html.escape(text)} ({link}).", observed == matrix_data.ERROR
+    names = ("line", "here", "page") if "where the page has" in template else ("line", "error")
+    text = sentences[template] % {"releases": releases, **dict(zip(names, values))}
+    return html.escape(text), False
+
+
 def page_line(state, rows, builder, docname):
-    """The generated line of a recipe or article page: where it behaves as shown, and what differs."""
-    summary = matrix_data.page_summary(
+    """A page's banner: one line saying where it behaves as shown and where it differs, each
+    difference a sentence behind a disclosure ("What differs"), and a link to the whole matrix."""
+    good, bad, unknown = matrix_data.page_summary(
         state.records, rows, state.hashes, state.verdicts, state.reference, state.lines
     )
-    para = nodes.paragraph(classes=["torch-versions-line"])
-    para += nodes.Text(_summary_text(*summary) + ". ")
+    claims_uri = builder.get_relative_uri(docname, claims.CLAIMS_DOC)
+    items, differs, unchecked = [], [], []
+    for releases, found in bad:
+        joined = ", ".join(releases)
+        said = [_difference_item(template, values, joined, claims_uri) for template, values in found]
+        items += [text for text, failed in dict.fromkeys(said)]
+        (unchecked if all(failed for text, failed in said) else differs).extend(releases)
+    line = []
+    if good:
+        line.append(_("Behaves as shown on torch %(releases)s.") % {"releases": ", ".join(good)})
+    if differs:
+        line.append(_("Differs on %(releases)s.") % {"releases": ", ".join(differs)})
+    if unchecked:
+        line.append(_("On %(releases)s a check could not run.") % {"releases": ", ".join(unchecked)})
+    if unknown:
+        line.append(
+            _("Not checked on %(releases)s since its code changed.") % {"releases": ", ".join(unknown)}
+        )
+    if not line:
+        line.append(_("Not checked on other torch releases yet."))
     uri = builder.get_relative_uri(docname, VERSIONS_DOC)
-    para += nodes.reference("", _("All torch versions"), refuri=uri, internal=True)
-    return para
+    markup = (
+        f'<p class="torch-versions-line">{html.escape(" ".join(line))} '
+        f'<a href="{html.escape(uri)}">{html.escape(_("All torch versions"))}</a></p>'
+    )
+    if items:
+        markup += (
+            f'<details class="torch-versions-details"><summary>{html.escape(_("What differs"))}</summary><ul>'
+            + "".join(f"<li>{item}</li>" for item in items)
+            + "</ul></details>"
+        )
+    return nodes.raw("", markup, format="html", classes=["torch-versions"])
+
+
+def _lede_end(section):
+    """Where a page's lede ends: after the title and the paragraphs right after it (and
+    sphinx-gallery's download note), before the first case, cell or subsection."""
+    index = 1
+    while index < len(section.children) and isinstance(section[index], (nodes.paragraph, addnodes.only)):
+        index += 1
+    return index
 
 
 def _page_rows(state, docname):
@@ -446,7 +528,7 @@ def _fill(app, doctree, docname):
     if rows:
         section = next(iter(doctree.findall(nodes.section)), None)
         if section is not None:
-            section.insert(1, page_line(state, rows, builder, docname))
+            section.insert(_lede_end(section), page_line(state, rows, builder, docname))
 
 
 def torch_release():

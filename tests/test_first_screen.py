@@ -1,0 +1,57 @@
+"""A recipe's first screen on a phone shows its lede and the start of its first case.
+
+Chromium at 390 × 844 CSS px (a common phone), both languages: the lede's first
+paragraph and the first case's heading start inside the first screen, and the page
+opens on its title, not on sphinx-gallery's "Go to the end" note. A screenshot of
+each goes to build/test-artifacts/first-screen/.
+"""
+
+import pytest
+from browser_pass import CHROMIUM, FLAGS, served, skip_without_chromium
+from conftest import LANGUAGES, RECIPES, ROOT
+
+skip_without_chromium(allow_module_level=True)
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+PHONE = {"width": 390, "height": 844}
+SHOTS = ROOT / "build" / "test-artifacts" / "first-screen"
+
+
+@pytest.fixture(scope="module")
+def phone(built_site):
+    project, code, output = built_site
+    assert code == 0, output
+    with served(project / "build" / "html") as base, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        context = browser.new_context(viewport=PHONE, device_scale_factor=1)
+        yield base, context.new_page()
+        browser.close()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("recipe", [p.stem for p in RECIPES])
+def test_first_screen_shows_the_lede_and_the_first_case(phone, recipe, lang):
+    base, page = phone
+    page.goto(f"{base}{lang}/recipes/{recipe}.html")
+    where = page.evaluate(
+        """() => {
+            const article = document.querySelector('article[role=main]');
+            const top = (el) => el ? el.getBoundingClientRect().top + window.scrollY : null;
+            return {
+                title: top(article.querySelector('h1')),
+                lede: top(article.querySelector('h1 ~ p')),
+                firstCase: top(article.querySelector('section section h2')),
+                note: !!article.querySelector('.sphx-glr-download-link-note'),
+                downloads: !!article.querySelector('.page-downloads a[download]'),
+            };
+        }"""
+    )
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{lang}-{recipe}.png"))
+    assert not where["note"], "sphinx-gallery's download note is still on the page"
+    assert where["downloads"], "no download line under the lede"
+    assert where["title"] is not None and where["title"] < 120, where
+    assert where["lede"] is not None and where["lede"] < PHONE["height"] / 2, where
+    # the first case's heading, and a line of it, inside the first screen
+    assert where["firstCase"] is not None and where["firstCase"] + 40 < PHONE["height"], where
