@@ -388,8 +388,15 @@ def test_a_recipe_page_line_says_where_it_behaves_as_shown():
     line = torch_matrix.page_line(
         FakeState(FIXTURE), [("recipes", RECIPE)], FakeBuilder(), f"recipes/{RECIPE}"
     )
-    assert line.astext() == (
-        "Behaves as shown on torch 2.13.0; on 2.0.1: the error at line 86 reads differently. All torch versions"
+    markup = line.astext()
+    assert (
+        '<p class="torch-versions-line">Behaves as shown on torch 2.13.0. Differs on 2.0.1. <a href='
+        in markup
+    )
+    # each difference a sentence, behind a disclosure
+    assert (
+        "<summary>What differs</summary><ul><li>On torch 2.0.1, the error at line 86 reads differently.</li>"
+        in markup
     )
 
 

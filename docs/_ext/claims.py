@@ -40,8 +40,9 @@ def _labels():
         "holds": _("holds"),
         "does not hold": _("does not hold"),
         "holds in part": _("holds in part"),
-        "inplace": _("In-place operations article"),
-        "no_grad": _("torch.no_grad() article"),
+        # the two Korean articles the site started from, by their titles
+        "inplace": _("the article “Inplace 연산 add_ 사용 시 주의해야 할 3가지 이유와 해결 방법”"),
+        "no_grad": _("the article “기울기 추적 중지하기: torch.no_grad()”"),
         "site": _("This site"),
     }
 
@@ -57,6 +58,13 @@ def _key(config):
     parts += [(ledger.parent / page).read_bytes() for page in _used_pages(ledger)]
     parts += [version("torch").encode(), sys.version.encode(), platform.platform().encode()]
     return hashlib.sha256(b"\0".join(parts)).hexdigest()[:16]
+
+
+def _page_key(config):
+    """What the claims page is made from: the results' key and this module, which renders it
+    (a change here re-reads the page; the cached results stay)."""
+    own = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+    return f"{_key(config)}-{own}"
 
 
 def _used_pages(ledger):
@@ -118,7 +126,7 @@ class ClaimsLedger(SphinxDirective):
 
         ledger_path = Path(self.config.claims_ledger)
         self.env.note_dependency(str(ledger_path))
-        self.env.claims_key = _key(self.config)
+        self.env.claims_key = _page_key(self.config)
         try:
             claims = claims_ledger.load(ledger_path)
         except claims_ledger.LedgerError as err:
@@ -192,8 +200,6 @@ class ClaimsLedger(SphinxDirective):
             classes=["claim-page"],
             reftarget=claim["page"],
         )
-        meta += nodes.Text(" · ")
-        meta += nodes.literal(claim["id"], claim["id"])
         box += meta
         classes = ["claim-evidence", "output"] + (["measured"] if claim.get("measured") else [])
         block = nodes.literal_block(
@@ -216,13 +222,17 @@ def _resolve_page_links(app, doctree, docname):
     settled = [c for c in app.env.claims_by_page.get(docname, [])]
     if settled and docname != CLAIMS_DOC:
         labels = _labels()
+        counts = {}
+        for _claim_id, verdict in settled:
+            counts[verdict] = counts.get(verdict, 0) + 1
         para = nodes.paragraph(classes=["claims-settled"], translatable=False)
         para += nodes.strong("", _("Claims of the source articles settled on this page:"))
-        for i, (claim_id, verdict) in enumerate(settled):
-            para += nodes.Text(" " if i == 0 else ", ")
-            uri = builder.get_relative_uri(docname, CLAIMS_DOC) + "#claim-" + claim_id
-            para += nodes.reference("", "", nodes.literal(claim_id, claim_id), refuri=uri)
-            para += nodes.Text(f" ({labels[verdict]})")
+        said = _(", ").join(f"{labels[verdict]} {count}" for verdict, count in counts.items())
+        para += nodes.Text(
+            " " + _("%(count)d (%(verdicts)s).") % {"count": len(settled), "verdicts": said} + " "
+        )
+        uri = builder.get_relative_uri(docname, CLAIMS_DOC) + "#claims-of-the-source-articles"
+        para += nodes.reference("", _("Each with its check"), refuri=uri)
         doctree.children[-1] += para
 
 
@@ -238,7 +248,7 @@ def _index_claims(app, env, docnames):
 
 
 def _outdated_when_torch_changes(app, env, added, changed, removed):
-    if CLAIMS_DOC in env.all_docs and getattr(env, "claims_key", None) != _key(app.config):
+    if CLAIMS_DOC in env.all_docs and getattr(env, "claims_key", None) != _page_key(app.config):
         return [CLAIMS_DOC]
     return []
 
