@@ -117,6 +117,35 @@ def test_root_page_picks_the_readers_language(site, browser):
         context.close()
 
 
+@pytest.mark.parametrize(
+    "languages, expected",
+    [
+        (["en-US", "en", "ko"], "en"),
+        (["en-US", "ko-KR"], "en"),
+        (["ko-KR", "en"], "ko"),
+        (["ko"], "ko"),
+        (["fr-FR", "ko"], "ko"),
+        (["fr-FR"], "en"),  # none the site has: the source language
+    ],
+)
+def test_root_page_picks_the_first_listed_language_the_site_has(site, browser, languages, expected):
+    """The browser's whole language list (Accept-Language and navigator.languages), set
+    through the DevTools protocol as Chromium's language settings set it."""
+    base, html = site
+    context = browser.new_context()
+    page = context.new_page()
+    user_agent = page.evaluate("navigator.userAgent")
+    cdp = context.new_cdp_session(page)
+    cdp.send(
+        "Emulation.setUserAgentOverride", {"userAgent": user_agent, "acceptLanguage": ",".join(languages)}
+    )
+    page.goto(base)
+    page.wait_for_url(re.compile(r".*/(en|ko)/index\.html$"))
+    assert page.evaluate("navigator.languages") == languages  # the list really was the browser's
+    assert page.url == f"{base}{expected}/index.html", languages
+    context.close()
+
+
 def test_site_works_when_opened_from_disk(site, page):
     base, html = site
     page.goto((html / "en" / "recipes" / "plot_01_manual_weight_update.html").as_uri())
