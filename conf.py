@@ -35,6 +35,7 @@ extensions = [
     "page_summary",
     "page_weight",
     "theme_a11y",
+    "viewport_tag",
     "korean_search",
     "ui_strings",
     "claims",

@@ -50,6 +50,19 @@ def test_fresh_build_succeeds_without_warnings(built_site):
     assert ran == [f"{r.stem}.cost.json" for r in RECIPES]
 
 
+def test_every_page_has_one_viewport_tag(built_site):
+    """furo writes one; docutils' writer added a second to every page with a source (viewport_tag)."""
+    project, code, output = built_site
+    assert code == 0, output
+    site = project / "build" / "html"
+    counts = {
+        page.relative_to(site).as_posix(): page.read_text(encoding="utf-8").count('<meta name="viewport"')
+        for page in sorted(site.rglob("*.html"))
+    }
+    assert len(counts) > 30 and "ko/recipes/index.html" in counts and "index.html" in counts
+    assert {page: count for page, count in counts.items() if count != 1} == {}
+
+
 @pytest.mark.parametrize("recipe", RECIPES, ids=lambda p: p.stem)
 def test_recipe_page_has_run_output_runtime_and_downloads(built_site, recipe):
     project, code, output = built_site
