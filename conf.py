@@ -41,6 +41,7 @@ extensions = [
     "claims",
     "claim_links",
     "recipe_list",
+    "gallery_cards",
     "graph_figures",
     "torch_matrix",
     "execution_report",

@@ -146,6 +146,31 @@ def test_root_page_picks_the_first_listed_language_the_site_has(site, browser, l
     context.close()
 
 
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_recipe_cards_show_their_descriptions(site, browser, lang):
+    """On a phone, where nothing hovers: each card of the gallery shows its recipe's first
+    paragraph as text (sphinx-gallery put it only in a tooltip attribute)."""
+    base, html = site
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(f"{base}{lang}/recipes/index.html")
+    cards = page.locator(".sphx-glr-thumbcontainer")
+    assert cards.count() >= 7
+    for index in range(cards.count()):
+        card = cards.nth(index)
+        description = card.locator(".sphx-glr-thumbnail-description")
+        card.scroll_into_view_if_needed()
+        assert description.is_visible(), f"{lang}: card {index}"
+        text = description.inner_text().strip()
+        assert len(text) > 20 and text != card.locator(".sphx-glr-thumbnail-title").inner_text().strip()
+        assert bool(re.search(r"[\uac00-\ud7a3]", text)) == (lang != "en"), text
+        assert card.get_attribute("tooltip") is None
+    context.close()
+
+
 def test_site_works_when_opened_from_disk(site, page):
     base, html = site
     page.goto((html / "en" / "recipes" / "plot_01_manual_weight_update.html").as_uri())

@@ -85,7 +85,9 @@ def test_minigallery_links_exactly_the_recipes_that_use_the_name(built_site, lan
 
 
 CARD = re.compile(
-    r'tooltip="([^"]*)".*?href="recipes/(plot_\w+)\.html".*?sphx-glr-thumbnail-title">([^<]*)<', re.S
+    r'href="recipes/(plot_\w+)\.html".*?sphx-glr-thumbnail-title">([^<]*)<.*?'
+    r'sphx-glr-thumbnail-description">([^<]*)<',
+    re.S,
 )
 
 
@@ -103,10 +105,13 @@ def test_minigallery_cards_read_in_the_pages_language(built_site, lang, page, na
     heading = re.search(r"<h3>(.*?)<a class=\"headerlink\"", section, re.S).group(1)
     cards = CARD.findall(section)
     assert cards
-    for tooltip, stem, caption in cards:
+    assert len(cards) == section.count('class="sphx-glr-thumbcontainer"')  # each has its description
+    for stem, caption, description in cards:
         # the caption is the recipe page's own title, in this language (sphinx-gallery writes English)
         assert html_text.unescape(caption) == title_of(project, lang, stem), f"{lang}/{page}: {stem}"
-        assert bool(HANGUL.search(html_text.unescape(tooltip))) == (lang != "en"), f"{lang}/{page}: {stem}"
+        assert bool(HANGUL.search(html_text.unescape(description))) == (lang != "en"), (
+            f"{lang}/{page}: {stem}"
+        )
     if lang == "en":  # control: the source language keeps sphinx-gallery's English
         assert heading.startswith("Recipes using ") and not HANGUL.search(section)
     else:
@@ -138,3 +143,25 @@ def test_only_card_images_are_made_lazy():
     doctree += [*card, nodes.image(uri="figure.png")]
     _lazy_thumbnails(SimpleNamespace(builder=SimpleNamespace(format="html")), doctree, "page")
     assert [image.get("loading") for image in doctree.findall(nodes.image)] == ["lazy", None]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_cards_describe_their_recipes_in_text_not_in_a_tooltip(built_site, lang):
+    """sphinx-gallery puts a card's description in a ``tooltip`` attribute (no HTML, and
+    never shown on a touch screen): no page has one, and every card of the gallery index
+    shows its recipe's first paragraph, in the page's language (gallery_cards)."""
+    project, code, output = built_site
+    assert code == 0, output
+    site = project / "build/html" / lang
+    with_tooltip = [p.name for p in site.rglob("*.html") if "tooltip=" in p.read_text(encoding="utf-8")]
+    assert with_tooltip == []
+    index = (site / "recipes/index.html").read_text(encoding="utf-8")
+    cards = re.findall(
+        r'class="sphx-glr-thumbcontainer".*?href="(plot_\w+)\.html".*?sphx-glr-thumbnail-description">([^<]*)<',
+        index,
+        re.S,
+    )
+    assert [stem for stem, _ in cards] == [r.stem for r in RECIPES]
+    for stem, description in cards:
+        text = html_text.unescape(description)
+        assert len(text) > 20 and bool(HANGUL.search(text)) == (lang != "en"), f"{lang}: {stem}: {text!r}"

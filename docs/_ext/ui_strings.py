@@ -16,7 +16,8 @@ and an English build is unchanged. These places need it:
 * conf.py's ``copyright`` names the holders in English (furo's footer).
 * sphinx-gallery writes the recipe cards' captions and tooltips as raw HTML in
   English (the gallery index's, and the mini-galleries' on other pages): they are
-  replaced by the recipe's translated title and first paragraph.
+  replaced by the recipe's translated title and first paragraph (which gallery_cards
+  then shows on the card).
 """
 
 import json
