@@ -86,6 +86,7 @@ html_theme = "furo"
 html_title = project
 html_static_path = ["docs/_static"]
 html_css_files = ["site.css"]
+html_js_files = [("language-switch.js", {"defer": "defer"})]
 html_favicon = "docs/_static/favicon.svg"
 templates_path = ["docs/_templates"]
 html_sidebars = {

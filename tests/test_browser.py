@@ -149,6 +149,49 @@ def test_root_page_picks_the_first_listed_language_the_site_has(site, browser, l
 PHONE = {"width": 390, "height": 844}
 
 
+def exactly(url):
+    """``url`` for wait_for_url, read as it is (not as a glob: ``?`` and ``*`` are literal)."""
+    return re.compile(re.escape(url) + "$")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_phone_language_switch_is_on_the_first_screen_and_keeps_the_place(site, browser, lang):
+    """At 390 px furo hides the sidebar (and its switch) behind the menu button: the top
+    bar's switch is on screen without opening it, and leads to the same section of the
+    other language's page, and to the same search."""
+    base, html = site
+    other = next(code for code in LANGUAGES if code != lang)
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(f"{base}{lang}/no_grad_guide.html")
+    sidebar = page.locator("nav.language-switch").bounding_box()  # the sidebar's: in the closed menu
+    assert sidebar["x"] + sidebar["width"] <= 0, sidebar
+    ids = page.eval_on_selector_all("article section[id]", "els => els.map(e => e.id)")
+    section = ids[len(ids) // 2]
+    page.goto(f"{base}{lang}/no_grad_guide.html#{section}")
+    switch = page.locator(f".mobile-header a[hreflang={other}]")
+    box = switch.bounding_box()
+    assert switch.is_visible() and box and 0 <= box["y"] and box["y"] + box["height"] <= PHONE["height"], box
+    assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+    switch.click()
+    page.wait_for_url(exactly(f"{base}{other}/no_grad_guide.html#{section}"))
+    assert page.get_attribute("html", "lang") == other
+    assert page.locator(f"article section[id='{section}']").count() == 1  # the same section is there
+    # a jump within the page first: the switch follows the new fragment
+    page.goto(f"{base}{lang}/inplace_overview.html")
+    later = page.eval_on_selector_all("article section[id]", "els => els.map(e => e.id)")[-1]
+    page.evaluate(f"location.hash = {json.dumps(later)}")
+    page.locator(f".mobile-header a[hreflang={other}]").click()
+    page.wait_for_url(exactly(f"{base}{other}/inplace_overview.html#{later}"))
+    # the search keeps its query
+    page.goto(f"{base}{lang}/search.html?q=no_grad")
+    page.wait_for_selector("#search-results ul.search li", timeout=15000)
+    page.locator(f".mobile-header a[hreflang={other}]").click()
+    page.wait_for_url(exactly(f"{base}{other}/search.html?q=no_grad"))
+    page.wait_for_selector("#search-results ul.search li", timeout=15000)
+    context.close()
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_recipe_cards_show_their_descriptions(site, browser, lang):
     """On a phone, where nothing hovers: each card of the gallery shows its recipe's first

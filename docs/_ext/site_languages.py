@@ -5,6 +5,11 @@ switch's links (relative, so they work under any sub-path and from ``file://``),
 ``<link rel="alternate" hreflang>`` for each language, a canonical link
 (Sphinx writes it from ``html_baseurl``, which we point at this language's tree).
 The OpenGraph tags, og:locale included, are page_summary's.
+
+The switch is in the sidebar and, on phones, where furo hides the sidebar behind its
+menu button, in the top bar (docs/_templates/page.html puts it before HEADER_RIGHT's
+icons). docs/_static/language-switch.js makes its links keep the reader's ``#section``
+and search query.
 """
 
 from urllib.parse import urlsplit
@@ -12,6 +17,19 @@ from urllib.parse import urlsplit
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
+
+HEADER_RIGHT = '<div class="header-right">'  # furo's page.html: the top bar's icons
+
+
+def _check_furo(app):
+    """Warn (an error under -W) when furo's top bar has no HEADER_RIGHT to put the switch before."""
+    from pathlib import Path
+
+    import furo
+
+    page = Path(furo.__file__).parent / "theme" / "furo" / "page.html"
+    if HEADER_RIGHT not in page.read_text(encoding="utf-8"):
+        logger.warning("furo's page.html no longer contains %r: phones get no language switch", HEADER_RIGHT)
 
 
 def _set_baseurl(app, config):
@@ -44,6 +62,7 @@ def _page_context(app, pagename, templatename, context, doctree):
             }
         )
     context["language_links"] = links
+    context["header_right"] = HEADER_RIGHT
     if config.site_url:
         base = config.site_url.rstrip("/")
         alternates = "".join(
@@ -61,5 +80,6 @@ def setup(app):
     app.add_config_value("site_languages", {"en": "English"}, "html", types=(dict,))
     app.add_config_value("site_url", "", "html", types=(str,))
     app.connect("config-inited", _set_baseurl)
+    app.connect("builder-inited", _check_furo)
     app.connect("html-page-context", _page_context)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
