@@ -37,6 +37,7 @@ extensions = [
     "theme_a11y",
     "viewport_tag",
     "korean_search",
+    "file_search",
     "ui_strings",
     "claims",
     "claim_links",

@@ -190,3 +190,40 @@ def test_unpacked_copy_opens_and_navigates_in_chromium_offline(html, unpacked, l
         with served(html) as base, pytest.raises(Error, match="ERR_INTERNET_DISCONNECTED"):
             page.goto(base + f"{lang}/index.html")
         browser.close()
+
+
+@pytest.mark.parametrize("lang, query", [("en", "no_grad"), ("ko", "텐서")])
+def test_search_in_the_unpacked_copy_shows_results_without_errors(unpacked, lang, query):
+    """From file:// a browser refuses the fetches Sphinx's search makes for its result
+    snippets: the results show without them, and nothing goes to the console. The control:
+    the same copy served over HTTP shows snippets."""
+    skip_without_chromium()
+    from urllib.parse import quote
+
+    from playwright.sync_api import sync_playwright
+
+    def search(page, url):
+        page.goto(f"{url}?q={quote(query)}")
+        page.wait_for_function(
+            "document.querySelector('#search-results p.search-summary')?.innerText.length > 0", timeout=15000
+        )
+        page.wait_for_load_state("networkidle")  # any snippet fetch has been answered or failed
+        return page.locator("#search-results ul.search li").count(), page.locator(
+            "#search-results ul.search li p.context"
+        ).count()
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        context = browser.new_context(offline=True)
+        page = context.new_page()
+        errors = []
+        page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
+        page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
+        results, snippets = search(page, (unpacked[lang] / "search.html").as_uri())
+        assert results >= 3 and snippets == 0
+        assert errors == []
+        with served(unpacked[lang]) as base:
+            page = browser.new_context().new_page()
+            results, snippets = search(page, base + "search.html")
+            assert results >= 3 and snippets > 0
+        browser.close()
