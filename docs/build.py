@@ -303,7 +303,9 @@ def acquire_lock():
     return lock
 
 
-NOT_FOUND = "Page not found. Go to the home page"  # translated in each language's sphinx.po
+# the 404 page, in every language at once (translated in each language's sphinx.po)
+NOT_FOUND_TITLE = "Page not found"
+NOT_FOUND_TEXT = "This page does not exist. Start again from the home page:"
 
 
 def _translated(lang, message):
@@ -339,16 +341,19 @@ def write_site_root(html, languages):
         ),
         encoding="utf-8",
     )
-    links = []
+    sections, titles = [], []
     for lang in languages:
-        text = f"{project} ({names[lang]})"
-        if lang != source:
-            text += f": {_translated(lang, NOT_FOUND)}"
-        links.append(
-            f'  <li lang="{lang}"><a href="{base}{lang}/index.html" hreflang="{lang}">{escape(text)}</a></li>'
+        title, text = _translated(lang, NOT_FOUND_TITLE), _translated(lang, NOT_FOUND_TEXT)
+        titles.append(title)
+        sections.append(
+            f'<section lang="{lang}"><h1>{escape(title)}</h1><p>{escape(text)}</p>'
+            f'<p><a href="{base}{lang}/index.html" hreflang="{lang}">{escape(project)} ({escape(names[lang])})</a></p>'
+            "</section>"
         )
     (html / "404.html").write_text(
-        (root / "404.html").read_text(encoding="utf-8").format(**fill, links="\n".join(links)),
+        (root / "404.html")
+        .read_text(encoding="utf-8")
+        .format(**fill, titles=escape(" · ".join(titles)), sections="\n".join(sections)),
         encoding="utf-8",
     )
     tree = html / source

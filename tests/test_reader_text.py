@@ -45,3 +45,13 @@ def test_the_scan_finds_a_claim_id_and_a_file_in_text():
     """The control: the pattern catches what it is for, and spares a torch name in prose."""
     text = f"see {IDS[0]} and docs/claims.toml; run nox -s docs; torch.no_grad() is fine"
     assert PROJECT_WORDS.findall(text) == [IDS[0], "docs/claims.toml", "nox -s"]
+
+
+def test_the_404_page_speaks_every_language(built_site):
+    """One page for every address that does not exist: each language's reader gets a title and
+    a sentence in their language (a Korean reader got English, with only a link in Korean)."""
+    page = (built_site[0] / "build" / "html" / "404.html").read_text(encoding="utf-8")
+    sections = dict(re.findall(r'<section lang="(\w+)"><h1>([^<]+)</h1>', page))
+    assert set(sections) == set(LANGUAGES)
+    assert sections["en"] == "Page not found"
+    assert all(title != "Page not found" for lang, title in sections.items() if lang != "en"), sections
