@@ -257,8 +257,8 @@ def lighthouse(session):
     """Lighthouse scores of build/html (run ``nox -s docs`` first), served gzipped as GitHub Pages does.
 
     Installs the pinned npm package (package.json, ``npm ci``), then runs ``docs/lighthouse.py``
-    with the mobile profile in Chromium on the landing page, a recipe, the guide and the claims
-    page of each language; fails when one scores under 95 for performance or 100 for the others.
+    with the mobile profile in Chromium on the landing page, a recipe, the guide, the claims
+    page and the versions page of each language; fails when one scores under 95 for performance or 100 for the others.
     ``nox -s lighthouse -- --runs 3`` takes the median of three runs per page.
     """
     session.run("npm", "ci", "--no-audit", "--no-fund", external=True)

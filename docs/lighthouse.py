@@ -6,7 +6,7 @@ then runs Lighthouse (the npm package pinned in package.json: ``npm ci`` first;
 its default mobile profile: a mid-range phone, slow 4G and a 4x slower CPU,
 simulated) in Chromium (``CHROME_PATH``, /usr/bin/chromium by default) on each
 page type in each language of conf.py's ``site_languages``: the landing page, a
-recipe, the no_grad guide and the claims page. Prints the scores as a table
+recipe, the no_grad guide, the claims page and the torch versions page. Prints the scores as a table
 (the median of ``--runs`` runs per page) and exits 1 when a page scores under
 ``THRESHOLDS``, naming the page, the category and the audits that cost points.
 Each run's report is kept in ``build/lighthouse/``. ``nox -s lighthouse`` runs it.
@@ -48,7 +48,13 @@ CHROME_FLAGS = (
 def pages():
     """{page type: page name}: one page of each type, a recipe taken from recipes/plot_*.py."""
     recipe = sorted((ROOT / "recipes").glob("plot_*.py"))[0].stem
-    return {"landing": "index", "recipe": f"recipes/{recipe}", "guide": "no_grad_guide", "claims": "claims"}
+    return {
+        "landing": "index",
+        "recipe": f"recipes/{recipe}",
+        "guide": "no_grad_guide",
+        "claims": "claims",
+        "versions": "versions",  # the widest table: a 75 x 17 matrix
+    }
 
 
 class PagesHandler(http.server.SimpleHTTPRequestHandler):

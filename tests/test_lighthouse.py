@@ -61,5 +61,6 @@ def test_a_score_under_its_threshold_fails():
 def test_the_pages_measured_are_one_of_each_kind():
     pages = lighthouse.pages()
     assert pages["landing"] == "index" and pages["guide"] == "no_grad_guide" and pages["claims"] == "claims"
+    assert pages["versions"] == "versions"
     folder, recipe = pages["recipe"].split("/")
     assert folder == "recipes" and (ROOT / "recipes" / f"{recipe}.py").is_file()
