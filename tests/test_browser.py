@@ -322,6 +322,35 @@ def test_a_long_page_keeps_its_height_while_it_scrolls(site, browser, lang, name
     assert landed, f"{lang}/{name}: the heading of #{ids[-1]} is at {top} px"
 
 
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_timing_charts_text_is_readable_on_a_phone(site, browser, lang):
+    """At 390 px every text of the guide's chart is drawn at least 11 CSS px tall (its font size
+    times the SVG's scale, and its box's height), and none runs past the picture's edges. Drawn
+    640 units wide and shrunk to the phone's column, it was about 6 px."""
+    base, html = site
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(f"{base}{lang}/no_grad_guide.html", wait_until="networkidle")
+    texts = page.evaluate(
+        """() => {
+          const svg = [...document.querySelectorAll("svg.chart")].find((s) => s.checkVisibility());
+          svg.scrollIntoView();
+          const frame = svg.getBoundingClientRect();
+          return [...svg.querySelectorAll("text")].map((t) => {
+            const r = t.getBoundingClientRect();
+            return {text: t.textContent, size: parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a,
+              height: r.height, inside: r.left >= frame.left - 1 && r.right <= frame.right + 1,
+              onScreen: frame.right <= innerWidth};
+          });
+        }"""
+    )
+    context.close()
+    assert len(texts) >= 10, texts
+    for text in texts:
+        assert text["size"] >= 11 and text["height"] >= 11, text
+        assert text["inside"] and text["onScreen"], text
+
+
 def search(page, base, lang, query):
     page.goto(f"{base}{lang}/search.html?q={quote(query)}")
     page.wait_for_selector("#search-results ul.search li", timeout=15000)
