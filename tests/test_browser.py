@@ -323,6 +323,29 @@ def test_a_long_page_keeps_its_height_while_it_scrolls(site, browser, lang, name
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_matrix_links_are_targets_apart(site, browser, lang):
+    """Each row's name link and its evidence link: the evidence link at least 24 by 24 px and
+    not overlapping the name (WCAG 2.5.8; Lighthouse's target-size audit). At 390 px."""
+    base, html = site
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(f"{base}{lang}/versions.html", wait_until="networkidle")
+    rows = page.eval_on_selector_all(
+        "table.torch-matrix th[scope=row]",
+        """ths => ths.map(th => [...th.querySelectorAll("a")].map(a => {
+          const r = a.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }))""",
+    )
+    context.close()
+    assert len(rows) >= 70 and sum(len(links) == 2 for links in rows) >= 70
+    for links in rows:
+        if len(links) == 1:  # a row with no evidence yet: its name alone
+            continue
+        (l1, t1, r1, b1), (l2, t2, r2, b2) = links
+        assert r2 - l2 >= 24 and b2 - t2 >= 24, links
+        assert b1 <= t2 or r1 <= l2, f"the evidence link overlaps the row's name: {links}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_timing_charts_text_is_readable_on_a_phone(site, browser, lang):
     """At 390 px every text of the guide's chart is drawn at least 11 CSS px tall (its font size
     times the SVG's scale, and its box's height), and none runs past the picture's edges. Drawn

@@ -10,8 +10,10 @@ import re
 import shutil
 import subprocess
 import sys
+from html import escape, unescape
 from xml.etree import ElementTree
 
+import polib
 import pytest
 from conftest import ROOT
 
@@ -236,6 +238,7 @@ class FakeState:
     def __init__(self, records):
         self.records, self.hashes, self.verdicts = records, HASHES, VERDICTS
         self.claims = CLAIMS
+        self.sentences = torch_matrix.claim_sentences(CLAIMS)  # English: the ledger's own
         self.checked = [r["release"] for r in records if r.get("status") == "ok"]
         self.reference = records[-1]  # the pinned release: the newest of the fixture
         self.measured = {c["id"] for c in CLAIMS if c.get("measured")}
@@ -263,7 +266,11 @@ def table_rows(markup):
             (words,) = td.findall("span")  # exactly one: the state in words
             sup = td.find("sup")
             cells.append((td.get("class"), words.text, None if sup is None else sup.text))
-        rows[text(header.find("a"))] = cells
+        # keyed by what the row's link points to: the claim's box, or the recipe's or guide's page
+        href = header.find("a").get("href")
+        rows[href.split("#claim-")[1] if "#claim-" in href else href.removesuffix(".html").split("/")[-1]] = (
+            cells
+        )
     return rows
 
 
@@ -287,6 +294,13 @@ def test_the_matrix_page_renders_the_data_it_is_given():
     assert html.count(' differs"') == 2  # the flipped claim and the changed error, on 2.0.1 only
     assert f'href="claims.html#claim-{CLAIM}"' in html
     assert f'href="#{torch_matrix.evidence_id("claims", CLAIM)}"' in html
+    # a claim's row is named by its sentence, linked to its box; its evidence link is apart
+    claim = next(c for c in CLAIMS if c["id"] == CLAIM)
+    assert (
+        f'<th scope="row"><a class="row-name" href="claims.html#claim-{CLAIM}">{escape(claim["claim"])}</a>'
+        f'<a class="evidence" href="#{torch_matrix.evidence_id("claims", CLAIM)}">evidence</a></th>'
+    ) in html
+    assert not any(f">{c['id']}<" in html for c in CLAIMS)  # no id as a row's text
     # how each release was run: in words after the table, not only in a tooltip
     assert "title=" not in html and "<li>2.0.1: torch 2.0.1 · Python 3.11.7 · Linux-x86_64" in html
 
@@ -352,6 +366,29 @@ def test_the_stylesheet_draws_each_state_as_its_symbol():
         drawn = {re.sub(r"\\([0-9A-Fa-f]{1,6})", lambda m: chr(int(m[1], 16)), g) for g in rule.groups()}
         assert drawn == {symbol}, state
     assert re.search(r"table\.torch-matrix td > span \{[^}]*clip-path: inset\(50%\)", css)
+
+
+def test_claim_sentences_come_from_the_claims_catalog_as_the_claims_page_shows_them(tmp_path):
+    """A translated sentence's reST escapes are undone (the claims page parses the msgstr); an
+    untranslated or fuzzy one stays English (as Sphinx leaves it); English reads the ledger."""
+    first, second, third = CLAIMS[:3]
+    catalog = polib.POFile()
+    catalog.append(polib.POEntry(msgid=first["claim"], msgstr="리프에 add\\_ 와 \\*= 를 쓰면 오류가 납니다."))
+    catalog.append(polib.POEntry(msgid=second["claim"], msgstr="흐릿한 번역", flags=["fuzzy"]))
+    catalog.save(str(tmp_path / "claims.po"))
+    sentences = torch_matrix.claim_sentences(CLAIMS, tmp_path / "claims.po")
+    assert sentences[first["id"]] == "리프에 add_ 와 *= 를 쓰면 오류가 납니다."
+    assert sentences[second["id"]] == second["claim"] and sentences[third["id"]] == third["claim"]
+    assert torch_matrix.claim_sentences(CLAIMS) == {c["id"]: c["claim"] for c in CLAIMS}
+
+
+def test_a_claims_news_names_it_once_by_its_sentence():
+    """In the news a claim's row is its sentence; its difference is said without its id."""
+    news = torch_matrix._news(FakeState(FIXTURE), FakeBuilder(), "versions", FakeEnv())
+    markup = "".join(node.astext() for node in news)  # the raw links and the words
+    claim = next(c for c in CLAIMS if c["id"] == CLAIM)
+    assert escape(claim["claim"]) in markup and CLAIM not in markup.replace(f"#claim-{CLAIM}", "")
+    assert f"{FLIPPED} (the page says: {VERDICTS[CLAIM]})" in markup
 
 
 def test_a_measured_claims_releases_are_grouped_by_state_not_by_figures():
@@ -476,6 +513,39 @@ def test_built_pages_carry_the_matrix(built_site, lang):
     for page in pages + [f"{p.stem}.html" for p in matrix_data.notebook_paths()]:
         text = (html / page).read_text(encoding="utf-8")
         assert text.count('class="torch-versions-line"') == 1, page
+
+
+CLAIM_BOX = re.compile(r'id="claim-([\w-]+)">\s*<p class="claim-text">(.*?)</p>', re.S)
+ROW_NAME = re.compile(
+    r'<th scope="row"><a class="row-name" href="claims\.html#claim-([\w-]+)">(.*?)</a>', re.S
+)
+
+
+def words_of(markup):
+    """What a reader reads of ``markup``: no tags, entities read, spaces as one."""
+    return " ".join(unescape(re.sub(r"<[^>]*>", " ", markup)).split())
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_versions_page_names_claims_by_their_sentences_in_its_language(built_site, lang):
+    """No reader text of the versions page is a claim's id: each claim's row (and its evidence
+    entry) is named by the claim's sentence as the claims page of the same language shows it,
+    in Korean on the Korean page, and links to that claim's box there."""
+    html = built_site[0] / "build" / "html" / lang
+    versions = (html / "versions.html").read_text(encoding="utf-8")
+    shown = {i: words_of(t) for i, t in CLAIM_BOX.findall((html / "claims.html").read_text(encoding="utf-8"))}
+    assert set(shown) == {c["id"] for c in CLAIMS}
+    article = versions.split("<article", 1)[1].split("</article>", 1)[0]
+    assert [c["id"] for c in CLAIMS if c["id"] in words_of(article)] == []
+    rows = {i: words_of(t) for i, t in ROW_NAME.findall(versions)}
+    assert rows == shown
+    summaries = [
+        words_of(t)
+        for t in re.findall(r'<details id="evidence-claims-[\w-]+"><summary>(.*?)</summary>', versions)
+    ]
+    assert summaries == [shown[c["id"]] for c in CLAIMS]
+    if lang == "ko":
+        assert all(re.search("[\uac00-\ud7a3]", t) for t in rows.values())
 
 
 def test_torch_release_is_read_without_importing_torch():

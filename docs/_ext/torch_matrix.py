@@ -18,7 +18,8 @@
   a warning naming the claim and both verdicts, so ``-W`` fails the build.
 
 Text goes through ``sphinx.locale._`` (Korean in locales/ko/LC_MESSAGES/sphinx.po);
-evidence is shown as recorded.
+a claim's row is named by the claim's sentence as the claims page shows it (its
+translation in claims.po), never by its id; evidence is shown as recorded.
 """
 
 import hashlib
@@ -31,6 +32,8 @@ from pathlib import Path
 import claims
 import claims_ledger
 import matrix_data
+import polib
+import translation_guard
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx import addnodes
@@ -72,16 +75,19 @@ def _templates():
     }
 
 
-def _say(differences):
+def _say(differences, own=None):
+    """The differences in words; a difference of the claim ``own`` (the row's own claim, whose
+    sentence names the row already) is said without the claim's id."""
     templates, labels = _templates(), _labels()
     said = []
     for template, values in differences:
         if template.startswith("claim"):
             name, observed, expected = values
-            said.append(
-                templates[template]
-                % {"name": name, "observed": labels[observed], "expected": labels[expected]}
-            )
+            words = {"name": name, "observed": labels[observed], "expected": labels[expected]}
+            if name == own:
+                said.append(_("%(observed)s (the page says: %(expected)s)") % words)
+            else:
+                said.append(templates[template] % words)
         elif "where the page has" in template:
             line, here, page = values
             said.append(templates[template] % {"line": line, "here": here, "page": page})
@@ -101,6 +107,7 @@ class _State:
         self.hashes = matrix_data.current_hashes(ledger)
         self.claims = claims_ledger.load(ledger)
         self.verdicts = {c["id"]: c["verdict"] for c in self.claims}
+        self.sentences = claim_sentences(self.claims, claims_catalog(app))
         self.measured = {c["id"] for c in self.claims if c.get("measured")}  # figures differ per run
         self.checked = [r["release"] for r in self.records if r.get("status") == "ok"]
         self.pinned = version("torch").split("+")[0]  # what the pages show (read without importing torch)
@@ -115,6 +122,27 @@ class _State:
         }
 
 
+def claims_catalog(app):
+    """The claims page's catalog in the build's language (None in English, or where missing)."""
+    if app.config.language == translation_guard.SOURCE_LANGUAGE:
+        return None
+    return translation_guard.catalog_path(app.env, app.config, claims.CLAIMS_DOC)
+
+
+def claim_sentences(ledger, catalog=None):
+    """{claim id: its sentence as the claims page shows it}: the ledger's English, or its
+    translation in ``catalog`` (claims.po; the msgstr is reST, so its escapes are undone:
+    ``sub\\_`` shows as ``sub_``). An untranslated or fuzzy sentence stays English, as on the
+    claims page."""
+    translated = {}
+    if catalog is not None:
+        translated = {e.msgid: e.msgstr for e in polib.pofile(str(catalog)).translated_entries()}
+    return {
+        c["id"]: re.sub(r"\\(.)", r"\1", translated[c["claim"]]) if c["claim"] in translated else c["claim"]
+        for c in ledger
+    }
+
+
 def _state(app):
     if getattr(app, "_torch_matrix", None) is None:
         app._torch_matrix = _State(app)
@@ -124,6 +152,8 @@ def _state(app):
 def digest(app):
     """Changes when the data, the ledger, a recipe or this code changes: pages are rebuilt."""
     parts = [Path(__file__).read_bytes(), Path(app.config.claims_ledger).read_bytes()]
+    catalog = claims_catalog(app)  # the claims' sentences, which name their rows
+    parts += [catalog.read_bytes()] if catalog else []
     parts += [p.read_bytes() for p in sorted(Path(app.config.torch_matrix_dir).glob("*.json"))]
     parts += [p.read_bytes() for p in [*matrix_data.recipe_paths(), *matrix_data.notebook_paths()]]
     return hashlib.sha256(b"\0".join(parts)).hexdigest()[:16]
@@ -158,13 +188,15 @@ def _page(kind, name):
     return f"recipes/{name}" if kind == "recipes" else name
 
 
-def _row_label(kind, name, builder, docname, env):
+def _row_label(state, kind, name, builder, docname, env, classes=""):
+    """A link to the row's claim on the claims page, or to its recipe or guide, named by the
+    claim's sentence or the page's title."""
     if kind == "claims":
         uri = builder.get_relative_uri(docname, claims.CLAIMS_DOC) + "#claim-" + name
-        return f'<a href="{html.escape(uri)}"><code>{html.escape(name)}</code></a>'
-    target = _page(kind, name)
-    title = env.titles[target].astext() if target in env.titles else name
-    return f'<a href="{html.escape(builder.get_relative_uri(docname, target))}">{html.escape(title)}</a>'
+    else:
+        uri = builder.get_relative_uri(docname, _page(kind, name))
+    attributes = f' class="{classes}"' if classes else ""
+    return f'<a{attributes} href="{html.escape(uri)}">{_row_name(state, kind, name, env)}</a>'
 
 
 def _evidence(kind, result):
@@ -280,9 +312,11 @@ def table_html(state, builder, docname, env):
         )
         for name in names:
             cells, entries = _row(state, kind, name)
-            header = _row_label(kind, name, builder, docname, env)
+            header = _row_label(state, kind, name, builder, docname, env, "row-name")
             if entries:
-                header += f' <a href="#{evidence_id(kind, name)}">{html.escape(_("evidence"))}</a>'
+                header += (
+                    f'<a class="evidence" href="#{evidence_id(kind, name)}">{html.escape(_("evidence"))}</a>'
+                )
             row = [f'<th scope="row">{header}</th>']
             row += [_cell_html(s, differs, number) for _release, s, differs, number in cells]
             rows.append("<tr>" + "".join(row) + "</tr>")
@@ -300,9 +334,10 @@ def table_html(state, builder, docname, env):
     )
 
 
-def _row_name(kind, name, env):
+def _row_name(state, kind, name, env):
+    """A row's name for readers, as markup: its claim's sentence, or its page's title."""
     if kind == "claims":
-        return f"<code>{html.escape(name)}</code>"
+        return html.escape(state.sentences[name])
     target = _page(kind, name)
     return html.escape(env.titles[target].astext() if target in env.titles else name)
 
@@ -331,7 +366,7 @@ def evidence_html(state, env):
                     f"<pre>{html.escape(text, quote=False)}</pre></li>"
                 )
             rows.append(
-                f'<details id="{evidence_id(kind, name)}"><summary>{_row_name(kind, name, env)}</summary>'
+                f'<details id="{evidence_id(kind, name)}"><summary>{_row_name(state, kind, name, env)}</summary>'
                 f"<ol>{''.join(items)}</ol></details>"
             )
         if rows:
@@ -348,9 +383,10 @@ def _news(state, builder, docname, env):
     items = nodes.bullet_list(classes=["torch-matrix-news"])
     for kind, name, release, summary in news:
         para = nodes.paragraph()
-        para += nodes.raw("", _row_label(kind, name, builder, docname, env), format="html")
+        para += nodes.raw("", _row_label(state, kind, name, builder, docname, env), format="html")
         changed = _("changed on torch %(release)s") % {"release": release}
-        para += nodes.Text(f" ({changed}): {_summary_text(*summary)}.")
+        own = name if kind == "claims" else None
+        para += nodes.Text(f" ({changed}): {_summary_text(*summary, own=own)}.")
         items += nodes.list_item("", para)
     return [items]
 
@@ -377,12 +413,14 @@ def _summary(state):
     return nodes.paragraph("", text, classes=["torch-matrix-summary"])
 
 
-def _summary_text(good, bad, unknown):
+def _summary_text(good, bad, unknown, own=None):
     parts = []
     if good:
         parts.append(_("Behaves as shown on torch %(releases)s") % {"releases": ", ".join(good)})
     for releases, what in bad:
-        parts.append(_("on %(releases)s: %(what)s") % {"releases": ", ".join(releases), "what": _say(what)})
+        parts.append(
+            _("on %(releases)s: %(what)s") % {"releases": ", ".join(releases), "what": _say(what, own)}
+        )
     if unknown:
         parts.append(
             _("not checked on %(releases)s since its code changed") % {"releases": ", ".join(unknown)}
