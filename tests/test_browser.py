@@ -322,6 +322,58 @@ def test_a_long_page_keeps_its_height_while_it_scrolls(site, browser, lang, name
     assert landed, f"{lang}/{name}: the heading of #{ids[-1]} is at {top} px"
 
 
+# After the matrix's box is scrolled right and down: the element drawn at the box's left edge
+# (a row's name) and at its top (a column's header), and where they are.
+MATRIX_AFTER_SCROLLING = """() => {
+  const box = document.querySelector(".torch-matrix-scroll").getBoundingClientRect();
+  const at = (x, y) => {
+    const el = document.elementFromPoint(x, y);
+    const cell = el && el.closest("th, td");
+    if (!cell) return {tag: el && el.tagName};
+    const r = cell.getBoundingClientRect();
+    return {tag: cell.tagName, scope: cell.getAttribute("scope"), inHead: !!cell.closest("thead"),
+      text: cell.textContent.trim().slice(0, 40), left: r.left, top: r.top, bottom: r.bottom, right: r.right};
+  };
+  return {box: {left: box.left, top: box.top, right: box.right, bottom: box.bottom},
+    viewport: {width: innerWidth, height: innerHeight},
+    rowName: at(box.left + 8, box.top + box.height / 2), header: at(box.left + box.width * 0.75, box.top + 6)};
+}"""
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_matrix_keeps_its_row_names_and_header_in_view_on_a_phone(site, browser, lang):
+    """At 390 px, after one swipe to the right and some down the versions matrix, the cell at the
+    box's left edge is still a row's name and the cell at its top a release's header, both
+    inside the box and the viewport (sticky cells): not columns of symbols without names."""
+    base, html = site
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(f"{base}{lang}/versions.html", wait_until="networkidle")
+    scroller = page.locator(".torch-matrix-scroll")
+    scroller.evaluate("el => el.scrollIntoView({behavior: 'instant'})")  # the page down to the matrix
+    before = scroller.evaluate(
+        "el => ({w: el.scrollWidth, cw: el.clientWidth, h: el.scrollHeight, ch: el.clientHeight})"
+    )
+    assert before["w"] > before["cw"] and before["h"] > before["ch"], before  # it scrolls both ways
+    box = scroller.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.wheel(600, 0)  # right
+    page.wait_for_timeout(300)
+    page.mouse.wheel(0, 1500)  # down
+    page.wait_for_timeout(500)
+    moved = scroller.evaluate("el => [el.scrollLeft, el.scrollTop]")
+    assert moved[0] > 300 and moved[1] > 300, moved  # the control: the box did scroll
+    seen = page.evaluate(MATRIX_AFTER_SCROLLING)
+    context.close()
+    view, box = seen["viewport"], seen["box"]
+    assert 0 <= box["top"] and box["bottom"] <= view["height"], seen  # the box is on screen
+    row, head = seen["rowName"], seen["header"]
+    assert row.get("tag") == "TH" and row["scope"] == "row" and not row["inHead"], seen
+    assert head.get("tag") == "TH" and head["inHead"] and re.fullmatch(r"\d+\.\d+\.\d+", head["text"]), seen
+    assert row["left"] >= box["left"] - 1 and 0 <= row["left"] and row["right"] <= view["width"], seen
+    assert head["top"] >= box["top"] - 1 and head["bottom"] <= box["bottom"] and head["top"] >= 0, seen
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_matrix_links_are_targets_apart(site, browser, lang):
     """Each row's name link and its evidence link: the evidence link at least 24 by 24 px and

@@ -308,7 +308,8 @@ def table_html(state, builder, docname, env):
     rows = []
     for kind, heading, names in _groups(state):
         rows.append(
-            f'<tr class="group"><th scope="rowgroup" colspan="{len(head)}">{html.escape(heading)}</th></tr>'
+            # the span stays in view when the table scrolls sideways (site.css)
+            f'<tr class="group"><th scope="rowgroup" colspan="{len(head)}"><span>{html.escape(heading)}</span></th></tr>'
         )
         for name in names:
             cells, entries = _row(state, kind, name)
