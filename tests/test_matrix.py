@@ -380,6 +380,11 @@ def test_claim_sentences_come_from_the_claims_catalog_as_the_claims_page_shows_t
     assert sentences[first["id"]] == "리프에 add_ 와 *= 를 쓰면 오류가 납니다."
     assert sentences[second["id"]] == second["claim"] and sentences[third["id"]] == third["claim"]
     assert torch_matrix.claim_sentences(CLAIMS) == {c["id"]: c["claim"] for c in CLAIMS}
+    # with Sphinx's smart quotes, as the claims page: typographic quotes and ellipses
+    plain = {c["id"]: c["claim"] for c in CLAIMS}
+    plain[first["id"]] = "It says 'a leaf...' here."
+    smart = torch_matrix.claim_sentences([dict(first, claim=plain[first["id"]])], None, ("qDe", "en"))
+    assert smart == {first["id"]: "It says \u2018a leaf\u2026\u2019 here."}
 
 
 def test_a_claims_news_names_it_once_by_its_sentence():

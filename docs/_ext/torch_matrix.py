@@ -36,6 +36,7 @@ import polib
 import translation_guard
 from docutils import nodes
 from docutils.parsers.rst import directives
+from docutils.utils import smartquotes
 from sphinx import addnodes
 from sphinx.locale import _
 from sphinx.util import logging
@@ -107,7 +108,7 @@ class _State:
         self.hashes = matrix_data.current_hashes(ledger)
         self.claims = claims_ledger.load(ledger)
         self.verdicts = {c["id"]: c["verdict"] for c in self.claims}
-        self.sentences = claim_sentences(self.claims, claims_catalog(app))
+        self.sentences = claim_sentences(self.claims, claims_catalog(app), _smartquotes(app.config))
         self.measured = {c["id"] for c in self.claims if c.get("measured")}  # figures differ per run
         self.checked = [r["release"] for r in self.records if r.get("status") == "ok"]
         self.pinned = version("torch").split("+")[0]  # what the pages show (read without importing torch)
@@ -129,18 +130,27 @@ def claims_catalog(app):
     return translation_guard.catalog_path(app.env, app.config, claims.CLAIMS_DOC)
 
 
-def claim_sentences(ledger, catalog=None):
+def _smartquotes(config):
+    """(action, language) of Sphinx's smart quotes for this build's pages, or None when off."""
+    if not config.smartquotes or config.language in config.smartquotes_excludes.get("languages", ()):
+        return None
+    return config.smartquotes_action, config.language
+
+
+def claim_sentences(ledger, catalog=None, smart=None):
     """{claim id: its sentence as the claims page shows it}: the ledger's English, or its
     translation in ``catalog`` (claims.po; the msgstr is reST, so its escapes are undone:
     ``sub\\_`` shows as ``sub_``). An untranslated or fuzzy sentence stays English, as on the
-    claims page."""
+    claims page. ``smart`` (action, language): the quotes, dashes and ellipses Sphinx's smart
+    quotes give the claims page's text ("..." as …)."""
     translated = {}
     if catalog is not None:
         translated = {e.msgid: e.msgstr for e in polib.pofile(str(catalog)).translated_entries()}
-    return {
-        c["id"]: re.sub(r"\\(.)", r"\1", translated[c["claim"]]) if c["claim"] in translated else c["claim"]
-        for c in ledger
-    }
+    sentences = {}
+    for c in ledger:
+        text = re.sub(r"\\(.)", r"\1", translated[c["claim"]]) if c["claim"] in translated else c["claim"]
+        sentences[c["id"]] = smartquotes.smartyPants(text, *smart) if smart else text
+    return sentences
 
 
 def _state(app):
