@@ -17,20 +17,20 @@ place.
 """
 
 # %%
-# Two small helpers
-# -----------------
-# The failing snippets on this page run inside ``expect_error``: it prints the
-# error torch raised and stops the page's build if torch stops raising it.
-# You do not need it in your own code.
-#
-# ``show_graph(t)`` draws the graph autograd recorded for ``t``, as this page
-# shows it: the nodes, the tensors each one saved with their version when saved
-# and now, and the in-place write that changed one. It lives in
-# ``autograd_graph.py`` beside the recipes; without that file it draws nothing,
-# and your own code does not need it either.
+# When in place is fine: adding after a convolution and batch norm
+# ----------------------------------------------------------------
+# A convolution saves its *input* and weight for backward, batch norm saves its
+# input, and neither saves its own output :claim:`site-conv-bn-save-inputs`. So
+# adding the shortcut into the batch-norm output in place is safe, as long as
+# nothing else read that output first.
+
+# sphinx_gallery_start_ignore
 import contextlib
 
+# sphinx_gallery_end_ignore
 import torch
+
+# sphinx_gallery_start_ignore
 
 
 @contextlib.contextmanager
@@ -46,21 +46,15 @@ def expect_error(kind, text):
         raise AssertionError(f"{want}; nothing was raised")
 
 
-try:
+try:  # the site's drawing of the graph; nothing for your code
     from autograd_graph import show_graph
-except ImportError:  # without the site's autograd_graph.py: no pictures
+except ImportError:
 
     def show_graph(tensor, *written):
         pass
 
 
-# %%
-# When in place is fine: adding after a convolution and batch norm
-# ----------------------------------------------------------------
-# A convolution saves its *input* and weight for backward, batch norm saves its
-# input, and neither saves its own output :claim:`site-conv-bn-save-inputs`. So
-# adding the shortcut into the batch-norm output in place is safe, as long as
-# nothing else read that output first.
+# sphinx_gallery_end_ignore
 torch.manual_seed(0)
 conv = torch.nn.Conv2d(4, 4, kernel_size=3, padding=1)
 bn = torch.nn.BatchNorm2d(4)
@@ -90,7 +84,9 @@ print(
 # -------------------------------------------------------------
 # ``torch.relu`` saves its result to compute its gradient. Adding the shortcut
 # into that result in place bumps the tensor's version counter, and backward
-# refuses to use the changed value.
+# refuses to use the changed value. Each error on this page is raised when the
+# page is built, and the build checks its type and message (the downloadable
+# script shows how).
 
 
 def block_relu_then_add(x):
@@ -101,9 +97,16 @@ def block_relu_then_add(x):
 
 
 out = block_relu_then_add(x)
+# sphinx_gallery_start_ignore
 show_graph(out)
+# sphinx_gallery_end_ignore
 print("version of out after add_:", out._version)
+
+# %%
+
+# sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "modified by an inplace operation"):
+    # sphinx_gallery_end_ignore
     out.sum().backward()
 
 # %%
@@ -120,7 +123,11 @@ def block_penalty_then_add(x):
     return torch.relu(out).sum() + penalty
 
 
+# %%
+
+# sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "modified by an inplace operation"):
+    # sphinx_gallery_end_ignore
     block_penalty_then_add(x).backward()
 
 # %%
@@ -153,7 +160,12 @@ print("second call:", second[0])
 batch = torch.ones(2, 3)
 out = block_accumulate_into_input(batch)  # recorded this time
 print("the batch now requires grad:", batch.requires_grad, "| grad_fn:", type(batch.grad_fn).__name__)
+
+# %%
+
+# sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "modified by an inplace operation"):
+    # sphinx_gallery_end_ignore
     out.sum().backward()
 
 # %%
@@ -174,7 +186,9 @@ with torch.no_grad():
     first = block_add_out_of_place(batch)
     second = block_add_out_of_place(batch)
 print("input untouched:", torch.equal(batch, torch.ones(2, 3)), "| repeatable:", torch.equal(first, second))
+# sphinx_gallery_start_ignore
 assert torch.equal(batch, torch.ones(2, 3)) and torch.equal(first, second)
+# sphinx_gallery_end_ignore
 
 # %%
 # And with ReLU before the shortcut, backward works and its gradients are
@@ -190,7 +204,11 @@ def block_relu_then_add_safe(x):
 
 x64 = torch.randn(1, 2, 4, 4, dtype=torch.float64, requires_grad=True)
 out64 = block_relu_then_add_safe(x64)
+# sphinx_gallery_start_ignore
 show_graph(out64)
+# sphinx_gallery_end_ignore
 passed = torch.autograd.gradcheck(block_relu_then_add_safe, (x64,))
 print("gradcheck passed:", passed)
+# sphinx_gallery_start_ignore
 assert passed
+# sphinx_gallery_end_ignore
