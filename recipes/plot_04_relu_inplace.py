@@ -14,20 +14,23 @@ else; where autograd saved it, backward raises an error.
 """
 
 # %%
-# Two small helpers
-# -----------------
-# The failing snippets on this page run inside ``expect_error``: it prints the
-# error torch raised and stops the page's build if torch stops raising it.
-# You do not need it in your own code.
-#
-# ``show_graph(t)`` draws the graph autograd recorded for ``t``, as this page
-# shows it: the nodes, the tensors each one saved with their version when saved
-# and now, and the in-place write that changed one. It lives in
-# ``autograd_graph.py`` beside the recipes; without that file it draws nothing,
-# and your own code does not need it either.
+# Safe: straight after a linear layer
+# -----------------------------------
+# ``nn.Linear`` never saves its output (it saves its input for the weight's
+# gradient, and its weight for the input's) :claim:`site-what-ops-save`, so
+# ReLU may overwrite the output. The in-place model gives exactly the same
+# outputs and gradients as the same model with ``inplace=False``, and reuses the
+# linear layer's memory.
+
+# sphinx_gallery_start_ignore
 import contextlib
 
+# sphinx_gallery_end_ignore
+import copy
+
 import torch
+
+# sphinx_gallery_start_ignore
 
 
 @contextlib.contextmanager
@@ -43,24 +46,15 @@ def expect_error(kind, text):
         raise AssertionError(f"{want}; nothing was raised")
 
 
-try:
+try:  # the site's drawing of the graph; nothing for your code
     from autograd_graph import show_graph
-except ImportError:  # without the site's autograd_graph.py: no pictures
+except ImportError:
 
     def show_graph(tensor, *written):
         pass
 
 
-# %%
-# Safe: straight after a linear layer
-# -----------------------------------
-# ``nn.Linear`` never saves its output (it saves its input for the weight's
-# gradient, and its weight for the input's) :claim:`site-what-ops-save`, so
-# ReLU may overwrite the output. The in-place model gives exactly the same
-# outputs and gradients as the same model with ``inplace=False``, and reuses the
-# linear layer's memory.
-import copy
-
+# sphinx_gallery_end_ignore
 torch.manual_seed(0)
 model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(inplace=True), torch.nn.Linear(16, 1))
 reference = copy.deepcopy(model)
@@ -68,7 +62,9 @@ reference[1] = torch.nn.ReLU(inplace=False)
 
 x = torch.randn(4, 8)
 out, out_ref = model(x), reference(x)
+# sphinx_gallery_start_ignore
 show_graph(out)
+# sphinx_gallery_end_ignore
 grads = torch.autograd.grad(out.sum(), list(model.parameters()))
 grads_ref = torch.autograd.grad(out_ref.sum(), list(reference.parameters()))
 print("outputs equal:", torch.equal(out, out_ref))
@@ -101,18 +97,33 @@ print("largest difference:", (wrong - right).abs().max().item())
 # Loud: the input was saved for backward
 # --------------------------------------
 # ``tanh`` saves its output to compute its gradient. An in-place ReLU on that
-# output changes it, and backward refuses to run.
+# output changes it, and backward refuses to run. Each error on this page is
+# raised when the page is built, and the build checks its type and message (the
+# downloadable script shows how).
 a = torch.tanh(linear1(x))
 torch.nn.ReLU(inplace=True)(a)
+# sphinx_gallery_start_ignore
 show_graph(a)
+# sphinx_gallery_end_ignore
+print("version of a after the in-place ReLU:", a._version)
+
+# %%
+
+# sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "which is output 0 of Tanh,"):
+    # sphinx_gallery_end_ignore
     a.sum().backward()
 
 # %%
 # Loud: the input is a leaf that requires grad
 # --------------------------------------------
 leaf = torch.randn(3, requires_grad=True)
+
+# %%
+
+# sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "a leaf Variable that requires grad"):
+    # sphinx_gallery_end_ignore
     torch.nn.ReLU(inplace=True)(leaf)
 
 # %%
@@ -126,4 +137,6 @@ with torch.no_grad():
     by_formula = linear2(torch.clamp(h, min=0)) + h
     safe = block(x, torch.nn.ReLU())
 print("matches the formula:", torch.equal(safe, by_formula))
+# sphinx_gallery_start_ignore
 assert torch.equal(safe, by_formula)
+# sphinx_gallery_end_ignore
