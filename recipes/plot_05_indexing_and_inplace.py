@@ -16,20 +16,18 @@ assign, or build a new tensor with an out-of-place op such as ``index_add``.
 """
 
 # %%
-# Two small helpers
-# -----------------
-# The failing snippets on this page run inside ``expect_error``: it prints the
-# error torch raised and stops the page's build if torch stops raising it.
-# You do not need it in your own code.
-#
-# ``show_graph(t)`` draws the graph autograd recorded for ``t``, as this page
-# shows it: the nodes, the tensors each one saved with their version when saved
-# and now, and the in-place write that changed one. It lives in
-# ``autograd_graph.py`` beside the recipes; without that file it draws nothing,
-# and your own code does not need it either.
+# Silent: an in-place op on an index-tensor copy
+# ----------------------------------------------
+# ``data[index]`` with a tensor of indices copies the selected values. ``add_``
+# changes the copy, which is then thrown away. No error, and ``data`` is unchanged.
+
+# sphinx_gallery_start_ignore
 import contextlib
 
+# sphinx_gallery_end_ignore
 import torch
+
+# sphinx_gallery_start_ignore
 
 
 @contextlib.contextmanager
@@ -45,19 +43,15 @@ def expect_error(kind, text):
         raise AssertionError(f"{want}; nothing was raised")
 
 
-try:
+try:  # the site's drawing of the graph; nothing for your code
     from autograd_graph import show_graph
-except ImportError:  # without the site's autograd_graph.py: no pictures
+except ImportError:
 
     def show_graph(tensor, *written):
         pass
 
 
-# %%
-# Silent: an in-place op on an index-tensor copy
-# ----------------------------------------------
-# ``data[index]`` with a tensor of indices copies the selected values. ``add_``
-# changes the copy, which is then thrown away. No error, and ``data`` is unchanged.
+# sphinx_gallery_end_ignore
 data = torch.zeros(5, requires_grad=True)
 index = torch.tensor([0, 2])
 data[index].add_(1)
@@ -69,10 +63,20 @@ print("data after data[index].add_(1):", data)
 # A slice is a view of the leaf's memory, so the change would write into the
 # leaf while autograd records: refused. A 0-dim *integer* index tensor looks like
 # an index tensor, but it selects one element, like ``data[2]``: a view, refused
-# the same way. (A 0-dim bool or uint8 tensor is read as a mask: a copy.)
+# the same way. (A 0-dim bool or uint8 tensor is read as a mask: a copy.) Each
+# error on this page is raised when the page is built, and the build checks its
+# type and message (the downloadable script shows how).
+
+# sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "a view of a leaf Variable that requires grad"):
+    # sphinx_gallery_end_ignore
     data[0:2].add_(1)
+
+# %%
+
+# sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "a view of a leaf Variable that requires grad"):
+    # sphinx_gallery_end_ignore
     data[torch.tensor(2)].add_(1)
 
 # %%
@@ -84,8 +88,15 @@ torch.manual_seed(0)
 x = torch.randn(6, requires_grad=True)
 h = x.exp()
 h[h > 2] = 0
+# sphinx_gallery_start_ignore
 show_graph(h)
+# sphinx_gallery_end_ignore
+
+# %%
+
+# sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "modified by an inplace operation"):
+    # sphinx_gallery_end_ignore
     h.sum().backward()
 
 # %%
@@ -114,7 +125,9 @@ print("same values:", torch.equal(new_data, new_data_oop))
 # ``[0, 1, 2, 3, 4]``, by both routes.
 print("gradient via clone + assign:", grad_clone)
 print("gradient via index_add:     ", grad_oop)
+# sphinx_gallery_start_ignore
 assert torch.equal(grad_clone, torch.arange(5.0)) and torch.equal(grad_oop, grad_clone)
+# sphinx_gallery_end_ignore
 
 # %%
 # For the masked case, ``torch.where`` makes a new tensor instead of writing
@@ -122,8 +135,12 @@ assert torch.equal(grad_clone, torch.arange(5.0)) and torch.equal(grad_oop, grad
 # else 0.
 h = x.exp()
 h_masked = torch.where(h > 2, torch.zeros_like(h), h)
+# sphinx_gallery_start_ignore
 show_graph(h_masked)
+# sphinx_gallery_end_ignore
 grad_where = torch.autograd.grad(h_masked.sum(), x)[0]
 expected = torch.where(x.exp() > 2, 0.0, x.exp()).detach()
 print("torch.where gradient matches the formula:", torch.equal(grad_where, expected))
+# sphinx_gallery_start_ignore
 assert torch.equal(grad_where, expected)
+# sphinx_gallery_end_ignore
