@@ -14,20 +14,21 @@ keeps that protection.
 """
 
 # %%
-# Two small helpers
-# -----------------
-# The failing snippets on this page run inside ``expect_error``: it prints the
-# error torch raised and stops the page's build if torch stops raising it.
-# You do not need it in your own code.
-#
-# ``show_graph(t)`` draws the graph autograd recorded for ``t``, as this page
-# shows it: the nodes, the tensors each one saved with their version when saved
-# and now, and the in-place write that changed one. It lives in
-# ``autograd_graph.py`` beside the recipes; without that file it draws nothing,
-# and your own code does not need it either.
+# Setup: a pending backward pass
+# ------------------------------
+# ``x`` requires grad (think of an input you differentiate, or the output of an
+# earlier layer), so the multiplication saves ``w`` to compute ``x``'s gradient. The
+# correct gradient of ``sum(w * x)`` with respect to ``x`` is ``w`` as it was in
+# the forward pass. Each error on this page is raised when the page is built,
+# and the build checks its type and message (the downloadable script shows how).
+
+# sphinx_gallery_start_ignore
 import contextlib
 
+# sphinx_gallery_end_ignore
 import torch
+
+# sphinx_gallery_start_ignore
 
 
 @contextlib.contextmanager
@@ -43,21 +44,15 @@ def expect_error(kind, text):
         raise AssertionError(f"{want}; nothing was raised")
 
 
-try:
+try:  # the site's drawing of the graph; nothing for your code
     from autograd_graph import show_graph
-except ImportError:  # without the site's autograd_graph.py: no pictures
+except ImportError:
 
     def show_graph(tensor, *written):
         pass
 
 
-# %%
-# Setup: a pending backward pass
-# ------------------------------
-# ``x`` requires grad (think of an input you differentiate, or the output of an
-# earlier layer), so the multiplication saves ``w`` to compute ``x``'s gradient. The
-# correct gradient of ``sum(w * x)`` with respect to ``x`` is ``w`` as it was in
-# the forward pass.
+# sphinx_gallery_end_ignore
 decay = 0.9
 w_start = torch.tensor([1.0, 2.0, 3.0])
 
@@ -69,7 +64,12 @@ def fresh():
 
 
 w, x = fresh()
+
+# %%
+
+# sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "a leaf Variable that requires grad"):
+    # sphinx_gallery_end_ignore
     w.mul_(decay)
 
 # %%
@@ -78,7 +78,9 @@ with expect_error(RuntimeError, "a leaf Variable that requires grad"):
 w, x = fresh()
 loss = (w * x).sum()
 w.data.mul_(decay)
+# sphinx_gallery_start_ignore
 show_graph(loss)
+# sphinx_gallery_end_ignore
 loss.backward()
 print("x.grad with .data decay:", x.grad)
 print("correct x.grad (w in the forward pass):", w_start)
@@ -93,8 +95,15 @@ w, x = fresh()
 loss = (w * x).sum()
 with torch.no_grad():
     w.mul_(decay)
+# sphinx_gallery_start_ignore
 show_graph(loss)
+# sphinx_gallery_end_ignore
+
+# %%
+
+# sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "modified by an inplace operation"):
+    # sphinx_gallery_end_ignore
     loss.backward()
 
 # %%
@@ -107,17 +116,23 @@ loss = (w * x).sum()
 loss.backward()
 with torch.no_grad():
     w.mul_(decay)
+# sphinx_gallery_start_ignore
 show_graph(loss)
+# sphinx_gallery_end_ignore
 print("x.grad:", x.grad)
 print("w:", w)
 
 # %%
 # Proof: the gradient is the pre-decay weight, the weight is exactly the
 # decayed one, and it is still a leaf that requires grad.
+print("x.grad is the pre-decay weight:", torch.equal(x.grad, w_start))
+print("w is exactly the decayed weight:", torch.equal(w.detach(), w_start * decay))
+print("still a leaf that requires grad:", w.is_leaf and w.requires_grad)
+# sphinx_gallery_start_ignore
 assert torch.equal(x.grad, w_start)
 assert torch.equal(w.detach(), w_start * decay)
 assert w.is_leaf and w.requires_grad
-print("all checks passed")
+# sphinx_gallery_end_ignore
 
 # %%
 # In a training loop, prefer to let the optimizer do it:
