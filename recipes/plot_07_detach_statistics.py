@@ -13,20 +13,22 @@ rounding (``.item()`` adds Python floats, in double precision).
 """
 
 # %%
-# Two small helpers
-# -----------------
-# The failing snippets on this page run inside ``expect_error``: it prints the
-# error torch raised and stops the page's build if torch stops raising it.
-# You do not need it in your own code.
-#
-# ``show_graph(t)`` draws the graph autograd recorded for ``t``, as this page
-# shows it: the nodes, the tensors each one saved with their version when saved
-# and now, and the in-place write that changed one. It lives in
-# ``autograd_graph.py`` beside the recipes; without that file it draws nothing,
-# and your own code does not need it either.
+# Measuring what a graph keeps alive
+# ----------------------------------
+# Walk the graph behind a tensor, collect the tensors its nodes saved for
+# backward (attributes named ``_saved_*``), and add up their storages, each
+# once: the output of ``tanh`` is saved twice (by ``tanh`` and by the next
+# layer). Leave out the storages that stay alive anyway, given as ``alive``:
+# the model's weights and the input batches. What remains is what only the
+# graph keeps alive.
+
+# sphinx_gallery_start_ignore
 import contextlib
 
+# sphinx_gallery_end_ignore
 import torch
+
+# sphinx_gallery_start_ignore
 
 
 @contextlib.contextmanager
@@ -42,25 +44,15 @@ def expect_error(kind, text):
         raise AssertionError(f"{want}; nothing was raised")
 
 
-try:
+try:  # the site's drawing of the graph; nothing for your code
     from autograd_graph import show_graph
-except ImportError:  # without the site's autograd_graph.py: no pictures
+except ImportError:
 
     def show_graph(tensor, *written):
         pass
 
 
-# %%
-# Measuring what a graph keeps alive
-# ----------------------------------
-# Walk the graph behind a tensor, collect the tensors its nodes saved for
-# backward (attributes named ``_saved_*``), and add up their storages, each
-# once: the output of ``tanh`` is saved twice (by ``tanh`` and by the next
-# layer). Leave out the storages that stay alive anyway, given as ``alive``:
-# the model's weights and the input batches. What remains is what only the
-# graph keeps alive.
-
-
+# sphinx_gallery_end_ignore
 def graph_size(t, alive=()):
     """(nodes, bytes of the saved storages that only the graph behind t keeps alive)."""
     kept_anyway = {a.untyped_storage().data_ptr() for a in alive}
@@ -145,12 +137,24 @@ print("after 20 batches:", graph_size(total_20, alive))
 # %%
 # It is not only memory: the total still needs autograd's rules. Changing in
 # place a weight that the graph saved (here the last layer's; an optimizer step
-# changes them all), and then using the total in backward, fails.
+# changes them all), and then using the total in backward, fails. Each error on
+# this page is raised when the page is built, and the build checks its type and
+# message (the downloadable script shows how).
 with torch.no_grad():
     model[2].weight.mul_(0.5)
+# sphinx_gallery_start_ignore
 show_graph(total)
+# sphinx_gallery_end_ignore
+
+# %%
+
+# sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "modified by an inplace operation"):
+    # sphinx_gallery_end_ignore
     total.backward()
+
+# %%
+
 with torch.no_grad():
     model[2].weight.mul_(2.0)
 
@@ -164,7 +168,9 @@ for batch in batches:
     out = model(batch)
     total_detached.add_(out.detach().sum())
     total_float += out.sum().item()
+# sphinx_gallery_start_ignore
 show_graph(total_detached)
+# sphinx_gallery_end_ignore
 print("requires grad:", total_detached.requires_grad, "| graph:", graph_size(total_detached, alive))
 
 # %%
@@ -172,5 +178,7 @@ print("requires grad:", total_detached.requires_grad, "| graph:", graph_size(tot
 with torch.no_grad():
     total_no_graph = sum(model(batch).sum() for batch in batches)
 print("detach():", total_detached.item(), "| .item():", total_float, "| no graph:", total_no_graph.item())
+# sphinx_gallery_start_ignore
 assert torch.allclose(total_detached, total_no_graph.reshape(1))
 assert abs(total_float - total_no_graph.item()) < 1e-3
+# sphinx_gallery_end_ignore
