@@ -15,20 +15,18 @@ cuts the path: that one fails silently.
 """
 
 # %%
-# Two small helpers
-# -----------------
-# The failing snippets on this page run inside ``expect_error``: it prints the
-# error torch raised and stops the page's build if torch stops raising it.
-# You do not need it in your own code.
-#
-# ``show_graph(t)`` draws the graph autograd recorded for ``t``, as this page
-# shows it: the nodes, the tensors each one saved with their version when saved
-# and now, and the in-place write that changed one. It lives in
-# ``autograd_graph.py`` beside the recipes; without that file it draws nothing,
-# and your own code does not need it either.
+# Pitfall 1: the leaf itself
+# --------------------------
+# Each error on this page is raised when the page is built, and the build
+# checks its type and message (the downloadable script shows how).
+
+# sphinx_gallery_start_ignore
 import contextlib
 
+# sphinx_gallery_end_ignore
 import torch
+
+# sphinx_gallery_start_ignore
 
 
 @contextlib.contextmanager
@@ -44,20 +42,23 @@ def expect_error(kind, text):
         raise AssertionError(f"{want}; nothing was raised")
 
 
-try:
+try:  # the site's drawing of the graph; nothing for your code
     from autograd_graph import show_graph
-except ImportError:  # without the site's autograd_graph.py: no pictures
+except ImportError:
 
     def show_graph(tensor, *written):
         pass
 
 
-# %%
-# Pitfall 1: the leaf itself
-# --------------------------
+# sphinx_gallery_end_ignore
 torch.manual_seed(0)
 x = torch.randn(5, requires_grad=True)
+
+# %%
+
+# sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "a leaf Variable that requires grad"):
+    # sphinx_gallery_end_ignore
     x.add_(1)
 
 # %%
@@ -73,8 +74,15 @@ y = x.exp()
 print("version before:", y._version)
 y.add_(1)
 print("version after add_:", y._version)
+# sphinx_gallery_start_ignore
 show_graph(y)
+# sphinx_gallery_end_ignore
+
+# %%
+
+# sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "modified by an inplace operation"):
+    # sphinx_gallery_end_ignore
     y.sum().backward()
 
 # %%
@@ -93,7 +101,9 @@ print("requires_grad:", z.requires_grad, "| grad_fn:", z.grad_fn)
 y = x.exp()
 z = y.clone()
 z.add_(1)
+# sphinx_gallery_start_ignore
 show_graph(z)
+# sphinx_gallery_end_ignore
 grad_clone = torch.autograd.grad(z.sum(), x)[0]
 
 # %%
@@ -108,4 +118,6 @@ print(
     "| equals exp(x):",
     torch.equal(grad_clone, x.detach().exp()),
 )
+# sphinx_gallery_start_ignore
 assert torch.equal(grad_clone, grad_reference)
+# sphinx_gallery_end_ignore

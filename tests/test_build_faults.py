@@ -191,8 +191,10 @@ def _faulty_project(folder):
     )
     plant(
         recipes / "plot_03_clone_before_inplace.py",
-        'with expect_error(RuntimeError, "a leaf Variable that requires grad"):\n    x.add_(1)',
-        'with expect_error(RuntimeError, "a leaf Variable that requires grad"):\n    x.detach().add_(1)',
+        'with expect_error(RuntimeError, "a leaf Variable that requires grad"):\n'
+        "    # sphinx_gallery_end_ignore\n    x.add_(1)",
+        'with expect_error(RuntimeError, "a leaf Variable that requires grad"):\n'
+        "    # sphinx_gallery_end_ignore\n    x.detach().add_(1)",
     )
     plant(
         recipes / "plot_04_relu_inplace.py", "import copy\n", "import copy\nimport time\n\ntime.sleep(600)\n"
