@@ -5,15 +5,11 @@ Residual connections: ``out.add_(identity)`` vs ``out + identity``
 Saves you from a shortcut connection that breaks backward or quietly changes its
 caller's input.
 
-Adding the shortcut in place is sometimes fine and sometimes not, and the rule
-is not "never": ``out += identity`` breaks backward when a recorded op saved
-``out``, or a tensor that shares its memory (a view of it, or the tensor it is a
-view of): the op that made it, if it saves its output (ReLU, sigmoid, tanh,
-exp, …), or any op that read ``out`` before the addition and saved it
-(``out * out``, say). A second trap can raise nothing at all: ``out = x`` is not
-a copy, so adding into ``out`` writes into the caller's input.
-``out = f(x) + identity`` avoids both, as long as ``f`` itself writes nothing in
-place.
+Adding the shortcut in place breaks backward when a recorded op saved ``out``
+or a tensor that shares its memory (ReLU, sigmoid, tanh and exp save their
+output); and ``out = x`` is not a copy, so adding into ``out`` writes into the
+caller's input, with no error. ``out = f(x) + identity`` avoids both, as long as
+``f`` itself writes nothing in place.
 """
 
 # %%

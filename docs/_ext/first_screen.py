@@ -50,12 +50,12 @@ def move_downloads_up(app, doctree):
         return
     line = nodes.paragraph(classes=["page-downloads"])
     line += nodes.Text(_("Download this recipe:") + " ")
-    labels = {".py": _("Python script"), ".ipynb": _("Jupyter notebook")}
+    labels = {".py": _("script"), ".ipynb": _("notebook")}
     for number, (suffix, ref) in enumerate(downloads.items()):
         if number:
             line += nodes.Text(" · ")
         link = ref.deepcopy()
-        link.children = [nodes.inline("", labels[suffix] + f" ({suffix})")]
+        link.children = [nodes.inline("", f"{labels[suffix]} ({suffix})")]
         line += link
     section.insert(_lede_end(section), line)
 
