@@ -225,9 +225,9 @@ def _faulty_project(folder):
     plant(  # early in the guide, so that the rest of it does not run
         docs / "no_grad_guide.md",
         'with expect_error(RuntimeError, "does not require grad and does not have a grad_fn"):\n'
-        "    predict(x).sum().backward()",
+        "    # sphinx_gallery_end_ignore\n    predict(x).sum().backward()",
         'with expect_error(RuntimeError, "does not require grad and does not have a grad_fn"):\n'
-        "    predict(x).sum()",
+        "    # sphinx_gallery_end_ignore\n    predict(x).sum()",
     )
     plant(
         docs / "inplace_overview.md",
