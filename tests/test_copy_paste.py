@@ -63,3 +63,18 @@ def test_a_name_the_page_does_not_define_is_caught(tmp_path):
     )
     assert results[0] == {"stdout": "1.0\n", "error": None}
     assert results[1]["error"] == "NameError: name 'show_graph' is not defined"
+
+
+def test_a_translated_block_differs_only_in_its_comments():
+    """Korean pages show the code with Korean comments (the code_comments catalog); the code
+    itself must stay token for token, so a translation that smuggles in a line is refused."""
+    import shown_code
+
+    code = "y = x.exp()  # exp saves y for its backward\nprint(y)"
+    korean = shown_code.translated(
+        code, {"exp saves y for its backward": "exp는 역전파를 위해 y를 저장합니다"}
+    )
+    assert korean == "y = x.exp()  # exp는 역전파를 위해 y를 저장합니다\nprint(y)"
+    with pytest.raises(ValueError, match="not the same code"):
+        shown_code.translated(code, {"exp saves y for its backward": "note\ny = 0"})
+    assert shown_code.translated("if x:\n", {"x": "y"}) == "if x:\n"  # a fragment: left as it is
