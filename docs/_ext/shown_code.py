@@ -31,7 +31,6 @@ import tokenize
 from pathlib import Path
 
 import polib
-
 from docutils import nodes
 from sphinx.util import logging
 
@@ -107,7 +106,7 @@ def translated(code, translations):
     """``code`` with each comment that has a translation replaced; raises ValueError when the
     result is not the same code token for token (a translation that adds a line or code)."""
     lines = code.split("\n")
-    for (row, col), (end_row, end_col), text in reversed(comments(code)):
+    for (row, col), (_end_row, end_col), text in reversed(comments(code)):
         korean = translations.get(text)
         if korean:
             line = lines[row - 1]
