@@ -204,7 +204,15 @@ def test_claims_page_shows_every_claim_with_evidence(built_site, lang):
 def test_pages_link_to_the_claims_they_settle(built_site):
     project, code, output = built_site
     page = (project / "build/html/en/recipes/plot_05_indexing_and_inplace.html").read_text(encoding="utf-8")
-    assert 'href="../claims.html#claim-index-add-inplace-raises"' in page
+    settled = [
+        c for c in CLAIMS if c["page"] == "recipes/plot_05_indexing_and_inplace" and c["article"] != "site"
+    ]
+    found = re.search(r'<p class="claims-settled">(.*?)</p>', page, re.S)
+    assert found, "no line of the claims this page settles"
+    text = re.sub(r"<[^>]+>", "", found.group(1))
+    assert f"settled on this page: {len(settled)} (" in text, text  # counted, never listed by id
+    assert 'href="../claims.html#claims-of-the-source-articles"' in found.group(1)
+    assert not any(c["id"] in text for c in settled)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

@@ -447,7 +447,8 @@ def test_a_recipe_records_each_expected_error_and_check_without_stopping(tmp_pat
     assert and an unexpected error are all recorded, and the blocks after them still run."""
     recipe = tmp_path / "plot_planted.py"
     source = (ROOT / "recipes" / f"{RECIPE}.py").read_text(encoding="utf-8")
-    checker = source[: source.index("# %%\n# When in place")]
+    helpers_end = source.index("# sphinx_gallery_end_ignore\n", source.index("def show_graph"))
+    checker = source[: helpers_end + len("# sphinx_gallery_end_ignore\n")]  # imports and hidden helpers
     recipe.write_text(
         checker
         + "# %%\n"

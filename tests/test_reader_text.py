@@ -17,7 +17,7 @@ import claims_ledger  # noqa: E402
 
 IDS = sorted((c["id"] for c in claims_ledger.load(claims_ledger.LEDGER)), key=len, reverse=True)
 PROJECT_WORDS = re.compile(
-    r"claims\.toml|\bnox -s\b|docs/_ext|\bdocs/[\w/]+\.\w+|recipes/\w+\.py|(?<![\w-])(?:"
+    r"claims\.toml|\bnox\s+-s\b|docs/_ext|\bdocs/[\w/]+\.\w+|recipes/\w+\.py|(?<![\w-])(?:"
     + "|".join(map(re.escape, IDS))
     + r")(?![\w-])"
 )
