@@ -485,6 +485,16 @@ def _difference_item(template, values, releases, claims_uri):
     return html.escape(text), False
 
 
+def _joined(ranges, checked):
+    """Ranges of releases ("2.0.1–2.2.2", "2.3.1") as few ranges as the checked releases allow."""
+    releases = []
+    for item in ranges:
+        first, _, last = item.partition("–")
+        start = checked.index(first)
+        releases += checked[start : checked.index(last) + 1] if last else [first]
+    return matrix_data.ranges(set(releases), checked)
+
+
 def page_line(state, rows, builder, docname):
     """A page's banner: one line saying where it behaves as shown and where it differs, each
     difference a sentence behind a disclosure ("What differs"), and a link to the whole matrix."""
@@ -498,6 +508,7 @@ def page_line(state, rows, builder, docname):
         said = [_difference_item(template, values, joined, claims_uri) for template, values in found]
         items += [text for text, failed in dict.fromkeys(said)]
         (unchecked if all(failed for text, failed in said) else differs).extend(releases)
+    differs, unchecked = _joined(differs, state.checked), _joined(unchecked, state.checked)
     line = []
     if good:
         line.append(_("Behaves as shown on torch %(releases)s.") % {"releases": ", ".join(good)})
