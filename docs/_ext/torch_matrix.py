@@ -70,6 +70,12 @@ def _templates():
         "the error at line %d is not raised": _("the error at line %(line)d is not raised"),
         "the check at line %d fails": _("the check at line %(line)d fails"),
         "line %d raises %s": _("line %(line)d raises %(error)s"),
+        "lacks": _(
+            "On torch %(releases)s, the error at line %(line)d lacks “%(page)s”, which the page shows."
+        ),
+        "adds": _(
+            "On torch %(releases)s, the error at line %(line)d adds “%(here)s” to what the page shows."
+        ),
         "the error at line %d is worded differently: %s where the page has %s": _(
             "the error at line %(line)d is worded differently: “%(here)s” where the page has “%(page)s”"
         ),
@@ -447,6 +453,12 @@ def _sentences():
         "claim": _(
             "On torch %(releases)s, a claim of this page reads “%(observed)s” where the page says “%(expected)s”"
         ),
+        "lacks": _(
+            "On torch %(releases)s, the error at line %(line)d lacks “%(page)s”, which the page shows."
+        ),
+        "adds": _(
+            "On torch %(releases)s, the error at line %(line)d adds “%(here)s” to what the page shows."
+        ),
         "claim error": _("On torch %(releases)s, the check of a claim of this page could not run"),
         "the error at line %d reads differently": _(
             "On torch %(releases)s, the error at line %(line)d reads differently."
@@ -481,7 +493,12 @@ def _difference_item(template, values, releases, claims_uri):
         )
         return f"{html.escape(text)} ({link}).", observed == matrix_data.ERROR
     names = ("line", "here", "page") if "where the page has" in template else ("line", "error")
-    text = sentences[template] % {"releases": releases, **dict(zip(names, values))}
+    values = dict(zip(names, values))
+    if values.get("here") == "—":  # words of the page's message that this release does not print
+        template = "lacks"
+    elif values.get("page") == "—":  # words this release adds
+        template = "adds"
+    text = sentences[template] % {"releases": releases, **values}
     return html.escape(text), False
 
 
