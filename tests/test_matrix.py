@@ -422,7 +422,8 @@ def test_the_recorded_matrix_is_light():
     for entries in evidence_entries(evidence).values():
         assert len({pre for _, pre in entries}) == len(entries)
     markup = table + evidence
-    assert len(markup.encode("utf-8")) < 200_000  # 75 rows (66 claims, 7 recipes, 2 guides) x 16 releases, rows named by sentences
+    # 75 rows (66 claims, 7 recipes, 2 guides) x 16 releases, claim rows named by their sentences
+    assert len(markup.encode("utf-8")) < 200_000
     assert sum(1 for _ in parse(markup).iter()) < 4000
 
 
