@@ -194,8 +194,8 @@ def test_guide_page_has_outputs_benchmark_table_plot_and_memory(built_site):
     assert "1 intra-op thread" in page
     memory = re.search(r"<table class='benchmark memory'>.*?</table>", page, re.S)
     assert memory and len(re.findall(r"<tr", memory.group(0))) == 10  # header + 3 batches x 3 modes
-    table = memory.group(0)
-    assert "peak, one pass, bytes" in table and "순전파 1회의 최대 메모리(바이트)" in table
+    memory_table = memory.group(0)
+    assert "peak, one pass, bytes" in memory_table and "순전파 1회의 최대 메모리(바이트)" in memory_table
     assert re.search(r"<p lang='en'>At batch 32, the peak of one pass was", page)
     assert re.search(r"<p lang='ko'>배치 32에서 한 번의 순전파 중 최대 메모리는", page)
     assert re.search(
