@@ -212,6 +212,8 @@ def test_pages_link_to_the_claims_they_settle(built_site):
     text = re.sub(r"<[^>]+>", "", found.group(1))
     assert f"settled on this page: {len(settled)} (" in text, text  # counted, never listed by id
     assert 'href="../claims.html#claims-of-the-source-articles"' in found.group(1)
+    claims_page = (project / "build/html/en/claims.html").read_text(encoding="utf-8")
+    assert 'id="claims-of-the-source-articles"' in claims_page  # the link lands somewhere
     assert not any(c["id"] in text for c in settled)
 
 

@@ -393,7 +393,8 @@ def test_a_claims_news_names_it_once_by_its_sentence():
     markup = "".join(node.astext() for node in news)  # the raw links and the words
     claim = next(c for c in CLAIMS if c["id"] == CLAIM)
     assert escape(claim["claim"]) in markup and CLAIM not in markup.replace(f"#claim-{CLAIM}", "")
-    assert f"{FLIPPED} (the page says: {VERDICTS[CLAIM]})" in markup
+    assert "First changed on torch 2.13.0." in markup
+    assert f"its check reads “{FLIPPED}” where the page says “{VERDICTS[CLAIM]}”." in markup
 
 
 def test_a_measured_claims_releases_are_grouped_by_state_not_by_figures():

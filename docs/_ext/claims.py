@@ -19,6 +19,7 @@ import os
 import platform
 import sys
 import tomllib
+from collections import Counter
 from importlib.metadata import version
 from pathlib import Path
 
@@ -222,9 +223,7 @@ def _resolve_page_links(app, doctree, docname):
     settled = [c for c in app.env.claims_by_page.get(docname, [])]
     if settled and docname != CLAIMS_DOC:
         labels = _labels()
-        counts = {}
-        for _claim_id, verdict in settled:
-            counts[verdict] = counts.get(verdict, 0) + 1
+        counts = Counter(verdict for _claim_id, verdict in settled)
         para = nodes.paragraph(classes=["claims-settled"], translatable=False)
         para += nodes.strong("", _("Claims of the source articles settled on this page:"))
         said = _(", ").join(f"{labels[verdict]} {count}" for verdict, count in counts.items())

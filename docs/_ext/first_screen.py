@@ -27,9 +27,11 @@ def _downloads(doctree):
     return {suffix: found[suffix] for _cls, suffix in FORMATS if suffix in found}
 
 
-def _lede_end(section):
+def lede_end(section):
+    """Where a page's lede ends: after the title and the paragraphs right after it, before the
+    first case, cell or subsection (the versions banner goes there too: docs/_ext/torch_matrix.py)."""
     index = 1
-    while index < len(section.children) and isinstance(section[index], nodes.paragraph):
+    while index < len(section.children) and isinstance(section[index], (nodes.paragraph, addnodes.only)):
         index += 1
     return index
 
@@ -57,7 +59,7 @@ def move_downloads_up(app, doctree):
         link = ref.deepcopy()
         link.children = [nodes.inline("", f"{labels[suffix]} ({suffix})")]
         line += link
-    section.insert(_lede_end(section), line)
+    section.insert(lede_end(section), line)
 
 
 def setup(app):

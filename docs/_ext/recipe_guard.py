@@ -68,8 +68,8 @@ def _before(gallery_conf, fname):
     source = Path(gallery_conf["src_dir"]) / gallery_conf["examples_dirs"] / fname
     problem = shown_code.recipe_problem(source.read_text(encoding="utf-8"))
     if problem:  # named here: sphinx-gallery's own check says neither file nor line
-        number = int(problem.split(":")[0].removeprefix("line "))
-        logger.warning("hidden lines: %s", problem.split(": ", 1)[1], location=(str(source), number))
+        number, what = problem
+        logger.warning("hidden lines: %s", what, location=(str(source), number))
     torch.manual_seed(0)
     _run.update(state=torch_state.snapshot(), threads=set(threading.enumerate()))
     breadcrumb.enter("recipe", _recipe_path(gallery_conf, fname))

@@ -43,29 +43,30 @@ PYTHON = {"python", "python3", "ipython", "ipython3", "py"}
 def shown(code):
     """``code`` as a reader sees it: marked lines dropped, the rest dedented.
 
-    Returns (text, problem): problem names the 1-based line of a marker without its pair."""
+    Returns (text, problem): problem is (1-based line, what is wrong) for a marker without
+    its pair, else None."""
     kept, start = [], None
     for number, line in enumerate(code.split("\n"), 1):
         if START.match(line):
             if start is not None:
-                return (
-                    code,
-                    f"line {number}: a second sphinx_gallery_start_ignore before the end of the one at line {start}",
+                return code, (
+                    number,
+                    f"a second sphinx_gallery_start_ignore before the end of the one at line {start}",
                 )
             start = number
         elif END.match(line):
             if start is None:
-                return code, f"line {number}: sphinx_gallery_end_ignore without a start"
+                return code, (number, "sphinx_gallery_end_ignore without a start")
             start = None
         elif start is None:
             kept.append(line)
     if start is not None:
-        return code, f"line {start}: sphinx_gallery_start_ignore without an end"
+        return code, (start, "sphinx_gallery_start_ignore without an end")
     return textwrap.dedent("\n".join(kept)).strip("\n"), None
 
 
 def recipe_problem(source):
-    """What is wrong with a recipe's markers, as "line N: ...", or None.
+    """What is wrong with a recipe's markers, as (line, what), or None.
 
     Besides pairing, a marker must not sit in a block's prose: sphinx-gallery reads the
     comment lines right after ``# %%`` as text, and a marker there loses its pair."""
@@ -76,7 +77,7 @@ def recipe_problem(source):
         elif not line.startswith("#"):
             in_prose = False
         elif in_prose and (START.match(line) or END.match(line)):
-            return f"line {number}: a hidden-lines marker in the prose of a block; put a blank line before it"
+            return number, "a hidden-lines marker in the prose of a block; put a blank line before it"
     return shown(source)[1]
 
 
@@ -155,7 +156,7 @@ def show_pasteable_code(app, doctree):
         code = block.astext()
         text, problem = shown(code)
         if problem:
-            logger.warning("hidden lines: %s of this code block", problem, location=block)
+            logger.warning("hidden lines: line %d of this code block: %s", *problem, location=block)
             continue
         if app.builder.name == "gettext":
             found = _comments_by_doc(app.env).setdefault(app.env.docname, [])

@@ -31,13 +31,13 @@ from pathlib import Path
 
 import claims
 import claims_ledger
+import first_screen
 import matrix_data
 import polib
 import translation_guard
 from docutils import nodes
 from docutils.parsers.rst import directives
 from docutils.utils import smartquotes
-from sphinx import addnodes
 from sphinx.locale import _
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
@@ -57,52 +57,6 @@ def _labels():
         matrix_data.STALE: _("not checked since the code changed"),
         matrix_data.NOT_RUN: _("release not run"),
     }
-
-
-def _templates():
-    """The English templates of matrix_data.differences, and their translations."""
-    return {
-        "claim %s: %s (the page says: %s)": _("claim %(name)s: %(observed)s (the page says: %(expected)s)"),
-        "the error at line %d reads differently": _("the error at line %(line)d reads differently"),
-        "the error at line %d reads differently: %s where the page has %s": _(
-            "the error at line %(line)d reads differently: “%(here)s” where the page has “%(page)s”"
-        ),
-        "the error at line %d is not raised": _("the error at line %(line)d is not raised"),
-        "the check at line %d fails": _("the check at line %(line)d fails"),
-        "line %d raises %s": _("line %(line)d raises %(error)s"),
-        "lacks": _(
-            "On torch %(releases)s, the error at line %(line)d lacks “%(page)s”, which the page shows."
-        ),
-        "adds": _(
-            "On torch %(releases)s, the error at line %(line)d adds “%(here)s” to what the page shows."
-        ),
-        "the error at line %d is worded differently: %s where the page has %s": _(
-            "the error at line %(line)d is worded differently: “%(here)s” where the page has “%(page)s”"
-        ),
-    }
-
-
-def _say(differences, own=None):
-    """The differences in words; a difference of the claim ``own`` (the row's own claim, whose
-    sentence names the row already) is said without the claim's id."""
-    templates, labels = _templates(), _labels()
-    said = []
-    for template, values in differences:
-        if template.startswith("claim"):
-            name, observed, expected = values
-            words = {"name": name, "observed": labels[observed], "expected": labels[expected]}
-            if name == own:
-                said.append(_("%(observed)s (the page says: %(expected)s)") % words)
-            else:
-                said.append(templates[template] % words)
-        elif "where the page has" in template:
-            line, here, page = values
-            said.append(templates[template] % {"line": line, "here": here, "page": page})
-        elif template.startswith("line"):
-            said.append(templates[template] % {"line": values[0], "error": values[1]})
-        else:
-            said.append(templates[template] % {"line": values[0]})
-    return _("; ").join(dict.fromkeys(said))  # Korean has no semicolon: sentences
 
 
 class _State:
@@ -397,15 +351,16 @@ def _news(state, builder, docname, env):
     )
     if not news:
         return [nodes.paragraph("", _("No claim or recipe behaves differently on any release checked."))]
-    items = nodes.bullet_list(classes=["torch-matrix-news"])
+    claims_uri = builder.get_relative_uri(docname, claims.CLAIMS_DOC)
+    entries = []
     for kind, name, release, summary in news:
-        para = nodes.paragraph()
-        para += nodes.raw("", _row_label(state, kind, name, builder, docname, env), format="html")
-        changed = _("changed on torch %(release)s") % {"release": release}
-        own = name if kind == "claims" else None
-        para += nodes.Text(f" ({changed}): {_summary_text(*summary, own=own)}.")
-        items += nodes.list_item("", para)
-    return [items]
+        line, items = _said(state, summary, claims_uri, own=name if kind == "claims" else None)
+        changed = _("First changed on torch %(release)s.") % {"release": release}
+        entries.append(
+            f"<li><p>{_row_label(state, kind, name, builder, docname, env)} — {html.escape(changed)} "
+            f"{html.escape(line)}</p>{_differences_html(items) if items else ''}</li>"
+        )
+    return [nodes.raw("", '<ul class="torch-matrix-news">' + "".join(entries) + "</ul>", format="html")]
 
 
 def _summary(state):
@@ -430,23 +385,6 @@ def _summary(state):
     return nodes.paragraph("", text, classes=["torch-matrix-summary"])
 
 
-def _summary_text(good, bad, unknown, own=None):
-    parts = []
-    if good:
-        parts.append(_("Behaves as shown on torch %(releases)s") % {"releases": ", ".join(good)})
-    for releases, what in bad:
-        parts.append(
-            _("on %(releases)s: %(what)s") % {"releases": ", ".join(releases), "what": _say(what, own)}
-        )
-    if unknown:
-        parts.append(
-            _("not checked on %(releases)s since its code changed") % {"releases": ", ".join(unknown)}
-        )
-    if not parts:
-        parts.append(_("Not checked on other torch releases yet"))
-    return _("; ").join(parts)
-
-
 def _sentences():
     """matrix_data.differences' templates as whole sentences of a page's banner, translated."""
     return {
@@ -460,6 +398,11 @@ def _sentences():
             "On torch %(releases)s, the error at line %(line)d adds “%(here)s” to what the page shows."
         ),
         "claim error": _("On torch %(releases)s, the check of a claim of this page could not run"),
+        # on the versions page, a claim's own row: its sentence names it already
+        "own claim": _(
+            "On torch %(releases)s, its check reads “%(observed)s” where the page says “%(expected)s”."
+        ),
+        "own claim error": _("On torch %(releases)s, its check could not run."),
         "the error at line %d reads differently": _(
             "On torch %(releases)s, the error at line %(line)d reads differently."
         ),
@@ -477,17 +420,20 @@ def _sentences():
     }
 
 
-def _difference_item(template, values, releases, claims_uri):
-    """One difference as a list item of HTML: a sentence; a claim's links to its entry."""
+def _difference_item(template, values, releases, claims_uri, own=None):
+    """One difference as HTML: a sentence, and a claim's link to its entry (none for ``own``,
+    the claim whose row it is); and whether it is only a check that could not run."""
     sentences, labels = _sentences(), _labels()
     if template.startswith("claim"):
         name, observed, expected = values
-        key = "claim error" if observed == matrix_data.ERROR else "claim"
+        key = ("own claim" if name == own else "claim") + (" error" if observed == matrix_data.ERROR else "")
         text = sentences[key] % {
             "releases": releases,
             "observed": labels[observed],
             "expected": labels[expected],
         }
+        if name == own:
+            return html.escape(text), observed == matrix_data.ERROR
         link = (
             f'<a href="{html.escape(claims_uri)}#claim-{html.escape(name)}">{html.escape(_("the claim"))}</a>'
         )
@@ -506,23 +452,20 @@ def _joined(ranges, checked):
     """Ranges of releases ("2.0.1–2.2.2", "2.3.1") as few ranges as the checked releases allow."""
     releases = []
     for item in ranges:
-        first, _, last = item.partition("–")
+        first, _dash, last = item.partition("–")
         start = checked.index(first)
         releases += checked[start : checked.index(last) + 1] if last else [first]
     return matrix_data.ranges(set(releases), checked)
 
 
-def page_line(state, rows, builder, docname):
-    """A page's banner: one line saying where it behaves as shown and where it differs, each
-    difference a sentence behind a disclosure ("What differs"), and a link to the whole matrix."""
-    good, bad, unknown = matrix_data.page_summary(
-        state.records, rows, state.hashes, state.verdicts, state.reference, state.lines
-    )
-    claims_uri = builder.get_relative_uri(docname, claims.CLAIMS_DOC)
+def _said(state, summary, claims_uri, own=None):
+    """A summary (matrix_data.page_summary) in words: the one-line sentences, and each
+    difference as a sentence of HTML."""
+    good, bad, unknown = summary
     items, differs, unchecked = [], [], []
     for releases, found in bad:
         joined = ", ".join(releases)
-        said = [_difference_item(template, values, joined, claims_uri) for template, values in found]
+        said = [_difference_item(template, values, joined, claims_uri, own) for template, values in found]
         items += [text for text, failed in dict.fromkeys(said)]
         (unchecked if all(failed for text, failed in said) else differs).extend(releases)
     differs, unchecked = _joined(differs, state.checked), _joined(unchecked, state.checked)
@@ -539,27 +482,32 @@ def page_line(state, rows, builder, docname):
         )
     if not line:
         line.append(_("Not checked on other torch releases yet."))
+    return " ".join(line), items
+
+
+def _differences_html(items):
+    return "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>"
+
+
+def page_line(state, rows, builder, docname):
+    """A page's banner: one line saying where it behaves as shown and where it differs, each
+    difference a sentence behind a disclosure ("What differs"), and a link to the whole matrix."""
+    summary = matrix_data.page_summary(
+        state.records, rows, state.hashes, state.verdicts, state.reference, state.lines
+    )
+    line, items = _said(state, summary, builder.get_relative_uri(docname, claims.CLAIMS_DOC))
     uri = builder.get_relative_uri(docname, VERSIONS_DOC)
     markup = (
-        f'<p class="torch-versions-line">{html.escape(" ".join(line))} '
+        f'<p class="torch-versions-line">{html.escape(line)} '
         f'<a href="{html.escape(uri)}">{html.escape(_("All torch versions"))}</a></p>'
     )
     if items:
         markup += (
-            f'<details class="torch-versions-details"><summary>{html.escape(_("What differs"))}</summary><ul>'
-            + "".join(f"<li>{item}</li>" for item in items)
-            + "</ul></details>"
+            f'<details class="torch-versions-details"><summary>{html.escape(_("What differs"))}</summary>'
+            + _differences_html(items)
+            + "</details>"
         )
     return nodes.raw("", markup, format="html", classes=["torch-versions"])
-
-
-def _lede_end(section):
-    """Where a page's lede ends: after the title and the paragraphs right after it (and
-    sphinx-gallery's download note), before the first case, cell or subsection."""
-    index = 1
-    while index < len(section.children) and isinstance(section[index], (nodes.paragraph, addnodes.only)):
-        index += 1
-    return index
 
 
 def _page_rows(state, docname):
@@ -605,7 +553,7 @@ def _fill(app, doctree, docname):
     if rows:
         section = next(iter(doctree.findall(nodes.section)), None)
         if section is not None:
-            section.insert(_lede_end(section), page_line(state, rows, builder, docname))
+            section.insert(first_screen.lede_end(section), page_line(state, rows, builder, docname))
 
 
 def torch_release():
