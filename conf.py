@@ -43,6 +43,7 @@ extensions = [
     "claim_links",
     "recipe_list",
     "gallery_cards",
+    "first_gloss",
     "graph_figures",
     "torch_matrix",
     "execution_report",

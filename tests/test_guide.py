@@ -199,7 +199,7 @@ def test_guide_page_has_outputs_benchmark_table_plot_and_memory(built_site):
     assert re.search(r"<p lang='en'>At batch 32, the peak of one pass was", page)
     assert re.search(r"<p lang='ko'>배치 32에서 한 번의 순전파 중 최대 메모리는", page)
     assert re.search(
-        r"<p lang='en'>small MLP, batch 1: no_grad was (faster|slower|not measurably|inconclusive)", page
+        r"<p lang='en'>For the small MLP \(batch 1\), no_grad was (faster|slower|not measurably|inconclusive)", page
     )
     # the chart: inline SVG per language, no image file
     for lang, title in (("en", "speed-up over grad mode"), ("ko", "기울기 추적 모드 대비 속도 향상")):
@@ -273,3 +273,16 @@ def test_timing_words_group_cases_by_model(words):
     names = ["convnet, batch 1", "convnet, batch 8", "small MLP, batch 1"]
     assert words["grouped"](names) == "convnet (batch 1, 8) and the small MLP (batch 1)"
     assert words["grouped"](names[:2], korean=True) == "합성곱 신경망(배치 1·8)"
+
+
+@pytest.mark.parametrize(
+    "case, english, korean",
+    [
+        ("small MLP, batch 1", "small MLP (batch 1)", "small MLP(배치 1)"),
+        ("control: convnet, batch 8, run twice", "control (convnet, batch 8, run twice)", "대조군(합성곱 신경망, batch 8, run twice)"),
+    ],
+)
+def test_timing_sentences_name_a_case_as_a_phrase(words, case, english, korean):
+    """A sentence opens with the case as a phrase, never "case: ..." chained to its verdict."""
+    assert words["named"](case) == english
+    assert words["named"](case, korean=True) == korean
