@@ -451,6 +451,32 @@ def test_search_returns_the_expected_pages(site, page, lang, query, expected):
     assert expected in search(page, base, lang, query)
 
 
+@pytest.mark.parametrize(
+    "lang, query, target",
+    [
+        ("en", "Residual", "recipes/plot_02_residual_add.html"),
+        ("en", "Accumulating", "recipes/plot_07_detach_statistics.html"),
+        ("en", "Turning", "no_grad_guide.html"),
+        ("ko", "잔차", "recipes/plot_02_residual_add.html"),
+        ("ko", "슬라이싱", "recipes/plot_05_indexing_and_inplace.html"),
+        ("ko", "autograd와", "inplace_overview.html"),
+    ],
+)
+def test_a_search_snippet_is_the_pages_title_and_lede(site, page, lang, query, target):
+    """Found by a word of its title, a page's result shows its title and then its lede: the
+    downloads line, the versions banner and sphinx-gallery's notes come after the lede (the
+    snippet is the text from the page's start up to 240 characters, searchtools.js)."""
+    base, html = site
+    search(page, base, lang, query)
+    result = page.locator(f'#search-results ul.search li:has(a[href$="{target}"]) p.context')
+    result.wait_for(timeout=15000)
+    snippet = result.inner_text()
+    page.goto(f"{base}{lang}/{target}")
+    title = page.locator("article h1").first.inner_text().rstrip("#¶ \n")
+    lede = page.locator("article section > p").first.inner_text()
+    assert " ".join(snippet.split()).startswith(" ".join(f"{title} {lede}".split())[:200]), snippet
+
+
 def test_copy_button_copies_code_without_output(site, browser):
     base, html = site
     context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])

@@ -199,7 +199,8 @@ def test_guide_page_has_outputs_benchmark_table_plot_and_memory(built_site):
     assert re.search(r"<p lang='en'>At batch 32, the peak of one pass was", page)
     assert re.search(r"<p lang='ko'>배치 32에서 한 번의 순전파 중 최대 메모리는", page)
     assert re.search(
-        r"<p lang='en'>For the small MLP \(batch 1\), no_grad was (faster|slower|not measurably|inconclusive)", page
+        r"<p lang='en'>For the small MLP \(batch 1\), no_grad was (faster|slower|not measurably|inconclusive)",
+        page,
     )
     # the chart: inline SVG per language, no image file
     for lang, title in (("en", "speed-up over grad mode"), ("ko", "기울기 추적 모드 대비 속도 향상")):
@@ -279,7 +280,11 @@ def test_timing_words_group_cases_by_model(words):
     "case, english, korean",
     [
         ("small MLP, batch 1", "small MLP (batch 1)", "small MLP(배치 1)"),
-        ("control: convnet, batch 8, run twice", "control (convnet, batch 8, run twice)", "대조군(합성곱 신경망, batch 8, run twice)"),
+        (
+            "control: convnet, batch 8, run twice",
+            "control (convnet, batch 8, run twice)",
+            "대조군(합성곱 신경망, batch 8, run twice)",
+        ),
     ],
 )
 def test_timing_sentences_name_a_case_as_a_phrase(words, case, english, korean):

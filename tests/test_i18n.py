@@ -228,7 +228,11 @@ def test_english_glosses_a_term_once_per_page(catalog):
         ("역전파(backward pass)와 역전파(backward pass)", set(), "역전파(backward pass)와 역전파"),
         ("제자리(in-place) ReLU", {"in-place operation"}, "제자리 ReLU"),  # a shorter form
         ("추론 모드(inference mode)", {"inference"}, "추론 모드"),  # a longer form
-        ("중간값(Intermediate Values)", {"intermediate values"}, "중간값(Intermediate Values)"),  # a quoted title
+        (
+            "중간값(Intermediate Values)",
+            {"intermediate values"},
+            "중간값(Intermediate Values)",
+        ),  # a quoted title
         ("텐서(requires_grad_)", {"requires"}, "텐서(requires_grad_)"),  # code, not a gloss
         ("batch (weight)", {"weight"}, "batch (weight)"),  # English before it: no gloss
     ],
@@ -239,7 +243,9 @@ def test_a_gloss_is_dropped_after_its_first_use(text, seen, expected):
 
 def test_a_gloss_in_raw_html_is_dropped_outside_code_only():
     seen = {"weight"}
-    markup = "<p>가중치(weight)</p><code>가중치(weight)</code><pre><b>가중치(weight)</b></pre><br/>가중치(weight)"
+    markup = (
+        "<p>가중치(weight)</p><code>가중치(weight)</code><pre><b>가중치(weight)</b></pre><br/>가중치(weight)"
+    )
     assert first_gloss.drop_repeats_in_html(markup, seen) == (
         "<p>가중치</p><code>가중치(weight)</code><pre><b>가중치(weight)</b></pre><br/>가중치"
     )
@@ -251,7 +257,9 @@ def test_every_korean_page_glosses_a_term_once(built_site):
     project, code, output = built_site
     repeated = {}
     for page in sorted((project / "build/html/ko").rglob("*.html")):
-        text = re.sub(r"<(code|pre|script|style|svg)\b.*?</\1>", " ", page.read_text(encoding="utf-8"), flags=re.S)
+        text = re.sub(
+            r"<(code|pre|script|style|svg)\b.*?</\1>", " ", page.read_text(encoding="utf-8"), flags=re.S
+        )
         body = re.sub(r"<[^>]+>", "", text.split("<article", 1)[-1])  # not the head's meta description
         glosses = [g.lower() for g in first_gloss.GLOSS.findall(body)]
         if twice := sorted({g for g in glosses if glosses.count(g) > 1}):

@@ -5,7 +5,7 @@ with myst-nb's reader and merged with the executed copy that myst-nb keeps in
 jupyter-cache (``merge_match_into_notebook``): the outputs on the page come from
 that same copy. The result goes to ``notebook_download_dir`` (conf.py; outside
 the published tree, shared by both languages, rewritten only when it changes),
-and a link to it goes at the top of the page; Sphinx copies the file into
+and a link to it goes under the page's lede; Sphinx copies the file into
 ``_downloads/``. furo shows no download button, hence the link.
 
 We do not offer the ``.ipynb`` that myst-nb writes to ``<outdir>/../jupyter_execute/``:
@@ -20,6 +20,7 @@ import os
 import re
 from pathlib import Path
 
+import first_screen
 import nbformat
 import upstream
 from docutils import nodes
@@ -94,8 +95,8 @@ def add_download_link(app, doctree):
     para += nodes.Text(_("Download this page as a Jupyter notebook:") + " ")
     para += link
     section = next(iter(doctree.findall(nodes.section)), None)
-    if section is not None:
-        section.insert(1, para)  # after the title
+    if section is not None:  # after the lede, as a recipe's downloads: a search snippet starts with the lede
+        section.insert(first_screen.lede_end(section), para)
 
 
 def _init_env(app, env, *args):
