@@ -182,7 +182,7 @@ def test_guide_page_has_outputs_benchmark_table_plot_and_memory(built_site):
     # every label in both languages, from the one run; site.css shows the page's
     row = "<span lang='en'>small MLP, batch 1</span><span lang='ko'>작은 MLP, 배치 1</span>"
     assert row in table.group(0)
-    assert "기울기 추적 / no_grad [95% 신뢰 구간]" in table.group(0)
+    assert "기울기 추적 모드 / no_grad [95% 신뢰 구간]" in table.group(0)
     decisions = re.findall(
         r"\] <span lang='en'>(faster|slower|no difference|inconclusive)</span><span lang='ko'>",
         table.group(0),

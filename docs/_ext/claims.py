@@ -226,7 +226,10 @@ def _resolve_page_links(app, doctree, docname):
         counts = Counter(verdict for _claim_id, verdict in settled)
         para = nodes.paragraph(classes=["claims-settled"], translatable=False)
         para += nodes.strong("", _("Claims of the source articles settled on this page:"))
-        said = _(", ").join(f"{labels[verdict]} {count}" for verdict, count in counts.items())
+        said = _(", ").join(
+            _("%(verdict)s %(count)d") % {"verdict": labels[verdict], "count": count}
+            for verdict, count in counts.items()
+        )
         para += nodes.Text(
             " " + _("%(count)d (%(verdicts)s).") % {"count": len(settled), "verdicts": said} + " "
         )

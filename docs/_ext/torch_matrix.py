@@ -437,7 +437,9 @@ def _difference_item(template, values, releases, claims_uri, own=None):
         link = (
             f'<a href="{html.escape(claims_uri)}#claim-{html.escape(name)}">{html.escape(_("the claim"))}</a>'
         )
-        return f"{html.escape(text)} ({link}).", observed == matrix_data.ERROR
+        # Korean puts no space before the parenthesis
+        said = _("%(sentence)s (%(link)s).") % {"sentence": html.escape(text), "link": link}
+        return said, observed == matrix_data.ERROR
     names = ("line", "here", "page") if "where the page has" in template else ("line", "error")
     values = dict(zip(names, values))
     if values.get("here") == "—":  # words of the page's message that this release does not print
