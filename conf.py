@@ -1,53 +1,51 @@
 """Sphinx configuration for Autograd Recipes.
 
-Build with ``nox -s docs`` (which runs ``python docs/build.py``: English, then Korean).
-Kept declarative: behaviour lives in the small extensions under docs/_ext.
+Build with ``nox -s docs`` (which runs ``python -m autograd_recipes.build``: English, then Korean).
+Kept declarative: behaviour lives in the package src/autograd_recipes, one concern per module.
 """
 
 import os
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
 project = "Autograd Recipes"
 author = "the autograd-recipes contributors"
 copyright = "2026, the autograd-recipes contributors"
 
 extensions = [
-    "kernel_ipc",
+    "autograd_recipes.kernel_ipc",
     "myst_nb",
     "sphinx_gallery.gen_gallery",
     "sphinx_copybutton",
-    "mathml",
-    "notebook_download",
-    "output_cap",
-    "shown_code",
-    "first_screen",
-    "notebook_breadcrumb",
-    "recipe_guard",
-    "execution_env",
-    "site_languages",
-    "source_links",
-    "provenance",
-    "offline_copy",
-    "page_summary",
-    "page_weight",
-    "theme_a11y",
-    "viewport_tag",
-    "korean_search",
-    "file_search",
-    "ui_strings",
-    "claims",
-    "claim_links",
-    "recipe_list",
-    "gallery_cards",
-    "first_gloss",
-    "graph_figures",
-    "torch_matrix",
-    "execution_report",
-    "translation_guard",
+    "autograd_recipes.mathml",
+    "autograd_recipes.notebook_download",
+    "autograd_recipes.output_cap",
+    "autograd_recipes.shown_code",
+    "autograd_recipes.first_screen",
+    "autograd_recipes.notebook_breadcrumb",
+    "autograd_recipes.recipe_guard",
+    "autograd_recipes.execution_env",
+    "autograd_recipes.site_languages",
+    "autograd_recipes.source_links",
+    "autograd_recipes.provenance",
+    "autograd_recipes.offline_copy",
+    "autograd_recipes.page_summary",
+    "autograd_recipes.page_weight",
+    "autograd_recipes.theme_a11y",
+    "autograd_recipes.viewport_tag",
+    "autograd_recipes.korean_search",
+    "autograd_recipes.file_search",
+    "autograd_recipes.ui_strings",
+    "autograd_recipes.claims",
+    "autograd_recipes.claim_links",
+    "autograd_recipes.recipe_list",
+    "autograd_recipes.gallery_cards",
+    "autograd_recipes.first_gloss",
+    "autograd_recipes.graph_figures",
+    "autograd_recipes.torch_matrix",
+    "autograd_recipes.execution_report",
+    "autograd_recipes.translation_guard",
 ]
 
 # --- languages: one English source, Korean from gettext catalogs ---------------------
@@ -71,7 +69,6 @@ site_repository = os.environ.get("AUTOGRAD_RECIPES_REPOSITORY") or "autograd-rec
 site_branch = os.environ.get("AUTOGRAD_RECIPES_BRANCH") or "main"
 
 exclude_patterns = [
-    "_ext",
     "_root",
     "_templates",
     # sphinx-gallery writes notebooks next to its pages; myst-nb must not run them again
@@ -106,10 +103,11 @@ html_show_sphinx = False
 html_math_renderer = "mathml"  # formulas as MathML at build time: no MathJax CDN
 
 # --- sphinx-gallery: the recipes -----------------------------------------------
+RECIPE_PREFIX = "plot_"  # recipes/plot_*.py are the recipes; the rest of recipes/ is their helpers
 sphinx_gallery_conf = {
     "examples_dirs": "../recipes",
     "gallery_dirs": "recipes",
-    "filename_pattern": r"/plot_",
+    "filename_pattern": "/" + RECIPE_PREFIX,
     "ignore_pattern": r"__init__\.py|^autograd_graph\.py$",  # the recipes' drawing helper, not a recipe
     "within_subsection_order": "FileNameSortKey",
     "download_all_examples": False,
@@ -122,8 +120,11 @@ sphinx_gallery_conf = {
     # tables and rich HTML outputs, which no recipe has (three requests less per page)
     "css": ("sg_gallery",),
     # the recipes' pictures are their autograd graphs (graph_figures); no matplotlib
-    "image_scrapers": ("graph_figures.scrape",),
-    "reset_modules": ("recipe_guard.prepare_recipe", "graph_figures.reset_pending"),
+    "image_scrapers": ("autograd_recipes.graph_figures.scrape",),
+    "reset_modules": (
+        "autograd_recipes.recipe_guard.prepare_recipe",
+        "autograd_recipes.graph_figures.reset_pending",
+    ),
     "reset_modules_order": "both",
     # which torch names each recipe uses (resolved from its code as it ran), for the
     # mini-galleries of the guide and the overview: ``.. minigallery:: torch.no_grad``

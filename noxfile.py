@@ -78,7 +78,7 @@ def docs(session):
     ``nox -s docs -- --lang en`` builds English only.
     """
     install(session)
-    session.run("python", "docs/build.py", *session.posargs)
+    session.run("python", "-m", "autograd_recipes.build", *session.posargs)
 
 
 @nox.session
@@ -103,12 +103,13 @@ def i18n(session):
     """Refresh every translation's catalogs from the English source, then list what needs translating."""
     install(session)
     shutil.rmtree("build/gettext", ignore_errors=True)  # no orphan templates from removed pages
-    session.run("python", "docs/build.py", "--gettext")
+    session.run("python", "-m", "autograd_recipes.build", "--gettext")
     for lang in translations():
         session.run("sphinx-intl", "update", "-p", "build/gettext", "-l", lang, "-d", "locales")
         session.run(
             "python",
-            "docs/check_catalogs.py",
+            "-m",
+            "autograd_recipes.check_catalogs",
             "--pot",
             "build/gettext",
             "--locale",
@@ -121,7 +122,7 @@ def i18n(session):
 def bench(session):
     """Time cold and incremental builds on a copy of the project; check the budgets."""
     install(session)
-    session.run("python", "docs/bench.py")
+    session.run("python", "-m", "autograd_recipes.bench")
 
 
 @nox.session
@@ -134,11 +135,14 @@ def claims(session):
     if not session.posargs:
         session.error("give a torch version: nox -s claims -- 2.9.1")
     install(session, f"torch=={session.posargs[0]}")
-    session.run("python", "docs/_ext/claims_ledger.py", success_codes=[0, 1])
+    install(session, *PACKAGE_ALONE)
+    session.run("python", "-m", "autograd_recipes.claims_ledger", success_codes=[0, 1])
 
 
 MATRIX_ENVS = Path(".nox") / "matrix-envs"  # one at a time, removed after its run
-MATRIX_RUNNER = "docs/_ext/matrix_runner.py"
+MATRIX_RUNNER = ["-m", "autograd_recipes.matrix_runner"]
+# the machinery without its dependencies: where torch is all it needs (a release of the matrix)
+PACKAGE_ALONE = ("--no-deps", "-e", ".")
 FIRST_RELEASE = (2, 0)
 INSTALL_ATTEMPTS = 3
 
@@ -205,6 +209,8 @@ def matrix(session):
         started = time.monotonic()
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         python = str(venv / "bin" / "python")
+        # the runner first, so that it can record a release whose torch does not install
+        subprocess.run([python, "-m", "pip", "install", "-q", *PACKAGE_ALONE], check=True, env=pip_env)
         for attempt in range(INSTALL_ATTEMPTS):  # a download cut by a network timeout is tried again
             install = subprocess.run(
                 [python, "-m", "pip", "install", "-q", "--no-compile", f"torch=={release}"],
@@ -220,8 +226,8 @@ def matrix(session):
             reason = (install.stdout + install.stderr).strip().splitlines()[-1:] or ["no output"]
             session.warn(f"torch {release} could not be installed: {reason[0]}")
             session.run(
-                sys.executable,
-                MATRIX_RUNNER,
+                python,
+                *MATRIX_RUNNER,
                 release,
                 "--not-run",
                 f"pip install failed: {reason[0]}",
@@ -230,12 +236,12 @@ def matrix(session):
             code = 1
         else:
             code = subprocess.run(
-                [python, MATRIX_RUNNER, release, "--install-seconds", f"{installed:.1f}", *flags]
+                [python, *MATRIX_RUNNER, release, "--install-seconds", f"{installed:.1f}", *flags]
             ).returncode
             if code not in (0, 1):
                 session.run(
-                    sys.executable,
-                    MATRIX_RUNNER,
+                    python,
+                    *MATRIX_RUNNER,
                     release,
                     "--not-run",
                     f"the run failed (exit {code})",
@@ -252,17 +258,18 @@ def matrix(session):
         session.error(f"torch {', '.join(failed)}: verdicts changed or the release could not be checked")
 
 
-@nox.session(venv_backend="none")
+@nox.session
 def lighthouse(session):
     """Lighthouse scores of build/html (run ``nox -s docs`` first), served gzipped as GitHub Pages does.
 
-    Installs the pinned npm package (package.json, ``npm ci``), then runs ``docs/lighthouse.py``
+    Installs the pinned npm package (package.json, ``npm ci``), then runs ``src/autograd_recipes/lighthouse.py``
     with the mobile profile in Chromium on the landing page, a recipe, the guide, the claims
     page and the versions page of each language; fails when one scores under 95 for performance or 100 for the others.
     ``nox -s lighthouse -- --runs 3`` takes the median of three runs per page.
     """
+    install(session, *PACKAGE_ALONE)  # src/autograd_recipes/lighthouse.py needs only the standard library
     session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
-    session.run("python3", "docs/lighthouse.py", *session.posargs, external=True)
+    session.run("python", "-m", "autograd_recipes.lighthouse", *session.posargs)
 
 
 @nox.session(venv_backend="none")

@@ -2,23 +2,21 @@
 
 import os
 import re
-import runpy
 import shlex
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import background
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))  # claims_ledger, claims_runner
+from autograd_recipes.project import PROJECT
+
+ROOT = PROJECT.root
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
-RECIPES = sorted((ROOT / "recipes").glob("plot_*.py"))
-CONF = runpy.run_path(str(ROOT / "conf.py"))  # as the builds read it, in the same environment
-# conf.py's site_languages: the one list of languages, the source first
-LANGUAGES = tuple(CONF["site_languages"])
+RECIPES = PROJECT.recipes()
+CONF = PROJECT.config  # as the builds read it, in the same environment
+LANGUAGES = PROJECT.languages  # the source first
 SITE_URL = CONF["site_url"].rstrip("/") + "/"  # where the pages say they are published
 # Build outputs and caches stay behind: each copy starts cold.
 _NOT_COPIED = shutil.ignore_patterns("build", ".git", ".nox", "node_modules", "__pycache__", ".pytest_cache")
@@ -27,7 +25,7 @@ _NOT_COPIED = shutil.ignore_patterns("build", ".git", ".nox", "node_modules", "_
 def copy_project(dest):
     """A copy of the project's sources, without build outputs or caches."""
     shutil.copytree(ROOT, dest, ignore=_NOT_COPIED)
-    shutil.rmtree(dest / "docs" / "recipes", ignore_errors=True)  # generated gallery
+    shutil.rmtree(dest / "docs" / PROJECT.gallery_dir, ignore_errors=True)  # generated gallery
     return dest
 
 
@@ -46,7 +44,7 @@ def seeded_copy(dest, built_site):
 def _build_command(project, extra, env, offline=False):
     env = {k: v for k, v in {**os.environ, **(env or {})}.items() if k != "FORCE_COLOR"}
     env.update(PYTHONHASHSEED="0", NO_COLOR="1")  # plain text to assert on
-    command = [sys.executable, "docs/build.py", "--no-color", *extra]
+    command = [sys.executable, "-m", "autograd_recipes.build", "--no-color", *extra]
     if offline:
         # a new network namespace has only a loopback device, down: bring it up for the notebook kernel
         command = ["unshare", "--net", "sh", "-c", "ip link set lo up && exec " + shlex.join(command)]
@@ -59,7 +57,7 @@ def _finish(result_stdout, result_stderr):
 
 
 def build_site(project, *extra, timeout=900, env=None, offline=False):
-    """Build ``project`` with its own docs/build.py; return (exit code, all output)."""
+    """Build ``project`` with its own src/autograd_recipes/build.py; return (exit code, all output)."""
     command, env = _build_command(project, extra, env, offline)
     result = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=timeout)
     return result.returncode, _finish(result.stdout, result.stderr)
@@ -75,7 +73,7 @@ PARALLEL_BUILDS = 4  # at once; most of a build is one core or waiting
 
 
 def background_build(project, *extra, env=None, offline=False, timeout=900):
-    """A background.Build of ``project`` with its docs/build.py (as build_site runs it)."""
+    """A background.Build of ``project`` with its src/autograd_recipes/build.py (as build_site runs it)."""
     command, env = _build_command(project, extra, env, offline)
     return background.Build(project, command, env, timeout)
 

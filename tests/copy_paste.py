@@ -19,7 +19,11 @@ from html import unescape
 from html.parser import HTMLParser
 
 _RUNNER = r"""
-import ast, contextlib, io, json, sys
+import ast
+import contextlib
+import io
+import json
+import sys
 blocks = json.load(sys.stdin)
 namespace = {"__name__": "__main__"}
 results = []

@@ -21,7 +21,7 @@ ARTIFACTS = ROOT / "build" / "test-artifacts"
 
 skip_without_chromium(allow_module_level=True)
 
-from playwright.sync_api import sync_playwright  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402  (after the skip: Chromium may be missing)
 
 
 @pytest.fixture(scope="module")

@@ -3,13 +3,11 @@
 import ast
 import json
 import re
-import sys
 
 import pytest
 from conftest import LANGUAGES, ROOT, write_ledger
 
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
-import claims_ledger  # noqa: E402
+from autograd_recipes import claims_ledger
 
 CLAIMS = claims_ledger.load()
 
@@ -67,7 +65,7 @@ def control_results(tmp_path_factory):
     no verdict rests on a timing, so the machine's load changes none."""
     from concurrent.futures import ThreadPoolExecutor
 
-    import claims_runner
+    from autograd_recipes import claims_runner
 
     folder = tmp_path_factory.mktemp("controls")
     ledgers = [

@@ -12,7 +12,7 @@ from conftest import LANGUAGES, RECIPES, ROOT
 
 skip_without_chromium(allow_module_level=True)
 
-from playwright.sync_api import sync_playwright  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402  (after the skip: Chromium may be missing)
 
 PHONE = {"width": 390, "height": 844}
 SHOTS = ROOT / "build" / "test-artifacts" / "first-screen"

@@ -15,14 +15,14 @@ import pytest
 import torch
 from conftest import LANGUAGES, RECIPES, ROOT
 
-sys.path.insert(0, str(ROOT / "recipes"))
-sys.path.insert(0, str(ROOT / "docs"))
-import autograd_graph as ag  # noqa: E402
-from bench import first_visit_bytes  # noqa: E402
+from autograd_recipes.bench import first_visit_bytes
+from autograd_recipes.graph_figures import drawer
+
+ag = drawer()  # recipes/autograd_graph.py, the module the recipes and the build import
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 NOTEBOOKS = {"inplace_overview": ROOT / "docs" / "inplace_overview.md"}
-PAGE_BUDGET = 250 * 1024  # first visit of a recipe page (docs/bench.py's budget)
+PAGE_BUDGET = 250 * 1024  # first visit of a recipe page (src/autograd_recipes/bench.py's budget)
 
 
 def node(data, name):
@@ -191,7 +191,6 @@ def test_saved_tensor_hooks_would_hide_the_failure():
 DRAW_TWICE = textwrap.dedent(
     """
     import sys
-    sys.path.insert(0, sys.argv[1])
     import torch
     import autograd_graph as ag
     torch.manual_seed(0)
@@ -214,7 +213,8 @@ def test_two_runs_draw_the_same_bytes():
     """Two processes (different hash seeds) draw the same graphs, a cut one among them, alike."""
     runs = [
         subprocess.run(
-            [sys.executable, "-c", DRAW_TWICE, str(ROOT / "recipes")],
+            [sys.executable, "-c", DRAW_TWICE],
+            cwd=ROOT / "recipes",  # where the drawer is, first on sys.path for ``-c``
             capture_output=True,
             text=True,
             env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"},
@@ -332,12 +332,11 @@ def test_recipe_pages_with_their_pictures_stay_within_the_page_budget(built_site
 
 def test_notebooks_carry_the_record_and_myst_nb_finds_the_renderer():
     """A notebook cell's display carries the record under MIME (with English HTML and text for
-    Jupyter); the renderer registered by docs/_ext's dist-info turns that, and only that, into
+    Jupyter); the renderer registered by src/autograd_recipes's dist-info turns that, and only that, into
     the node the page draws."""
     from importlib.metadata import entry_points
 
-    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
-    import graph_figures
+    from autograd_recipes import graph_figures
 
     x = torch.randn(2, requires_grad=True)
     first, second = ag.Graph(ag.record(x.exp())), ag.Graph(ag.record(x.sin()))

@@ -4,7 +4,7 @@ import re
 
 import pytest
 import torch
-from conftest import ROOT
+from conftest import RECIPES, ROOT
 
 GUIDE = ROOT / "docs" / "no_grad_guide.md"
 
@@ -231,7 +231,7 @@ def test_build_report_lists_every_executed_page(built_site):
     page = (project / "build/html/en/build_report.html").read_text(encoding="utf-8")
     rows = re.findall(r"<tr class=\"row-(?:odd|even)\">(.*?)</tr>", page, re.S)
     names = [re.search(r'href="([^"#]+)\.html', r).group(1) for r in rows if "href=" in r]
-    recipes = sorted(p.stem for p in (ROOT / "recipes").glob("plot_*.py"))
+    recipes = [p.stem for p in RECIPES]
     assert sorted(names) == sorted(["inplace_overview", "no_grad_guide"] + [f"recipes/{r}" for r in recipes])
     guide_row = next(r for r in rows if "no_grad_guide" in r)
     seconds = re.search(r'class="measured">([\d.]+) (m?s)<', guide_row)

@@ -10,13 +10,13 @@ import polib
 import pytest
 from conftest import ROOT, copy_project
 
+from autograd_recipes import first_gloss
+from autograd_recipes.check_catalogs import catalog_problems
+from autograd_recipes.first_gloss import GLOSS  # English in parentheses after a Korean word
+from autograd_recipes.project import PROJECT
+
 LOCALE = ROOT / "locales" / "ko" / "LC_MESSAGES"
 CATALOGS = sorted(LOCALE.rglob("*.po"))
-sys.path.insert(0, str(ROOT / "docs"))
-from check_catalogs import catalog_problems  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
-import first_gloss  # noqa: E402
 
 # (English words in prose, Korean word required) for the terms the glossary fixes
 TERMS = [
@@ -47,8 +47,6 @@ RULED_OUT = [
     ("뷰(view)", "no English after a word that is English in Hangul"),
     ("버퍼*(buffer)", "no English after a word that is English in Hangul"),
 ]
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
-from recipe_list import GLOSS  # noqa: E402  English in parentheses after a Korean word
 
 
 def is_heading(msgid):
@@ -76,7 +74,7 @@ def test_catalogs_exist_for_every_document():
         for p in (ROOT / "docs").glob("*")
         if p.suffix in {".rst", ".md"}
     }
-    sources |= {f"recipes/{p.stem}" for p in (ROOT / "recipes").glob("plot_*.py")}
+    sources |= set(PROJECT.recipe_docnames())
     assert sources <= names, sorted(sources - names)
 
 
@@ -98,7 +96,7 @@ def test_catalogs_match_the_current_english(built_site, tmp_path):
     project, code, output = built_site
     assert code == 0, output
     result = subprocess.run(
-        [sys.executable, "docs/build.py", "--gettext", "--no-color"],
+        [sys.executable, "-m", "autograd_recipes.build", "--gettext", "--no-color"],
         cwd=project,
         capture_output=True,
         text=True,
@@ -131,7 +129,10 @@ def test_changed_english_is_reported_as_drift(built_site, tmp_path):
     page = copy / "docs" / "index.rst"
     page.write_text(page.read_text().replace("Start with", "Begin with", 1))
     result = subprocess.run(
-        [sys.executable, "docs/build.py", "--gettext"], cwd=copy, capture_output=True, text=True
+        [sys.executable, "-m", "autograd_recipes.build", "--gettext"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stderr
     problems = catalog_problems(copy / "locales/ko/LC_MESSAGES", copy / "build" / "gettext")
@@ -219,7 +220,7 @@ def test_english_glosses_a_term_once_per_page(catalog):
     assert not [g for g in set(glosses) if glosses.count(g) > 1 and "operation" not in g], glosses
 
 
-# --- what the built page shows: a gloss once per page (docs/_ext/first_gloss.py) ----------
+# --- what the built page shows: a gloss once per page (src/autograd_recipes/first_gloss.py) ----------
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,9 @@ TEMPLATE_CALL = re.compile(r"""_\(\s*(['"])(.+?)\1\s*\)""")
 
 
 def marked_strings():
-    """The literal arguments of ``_()`` in docs/_ext/*.py and docs/_templates/**.html."""
+    """The literal arguments of ``_()`` in src/autograd_recipes/*.py and docs/_templates/**.html."""
     found = {}
-    for path in sorted((ROOT / "docs" / "_ext").glob("*.py")):
+    for path in sorted((ROOT / "src" / "autograd_recipes").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (
                 isinstance(node, ast.Call)

@@ -1,20 +1,16 @@
-"""The Korean search language (docs/_ext/korean_search.py) and its JS twin."""
+"""The Korean search language (src/autograd_recipes/korean_search.py) and its JS twin."""
 
 import contextlib
 import io
 import json
 import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from sphinx.cmd.build import build_main
 from sphinx.search import js_index
 
-EXT_DIR = Path(__file__).resolve().parents[1] / "docs" / "_ext"
-sys.path.insert(0, str(EXT_DIR))
-import korean_search  # noqa: E402
+from autograd_recipes import korean_search
 
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed: cannot run the JS stemmer")
@@ -181,11 +177,7 @@ PAGES = {
 def korean_site(tmp_path_factory):
     src = tmp_path_factory.mktemp("korean_site")
     (src / "conf.py").write_text(
-        "import sys\n"
-        f"sys.path.insert(0, {str(EXT_DIR)!r})\n"
-        'extensions = ["korean_search"]\n'
-        'language = "ko"\n'
-        'project = "검색 시험"\n',
+        'extensions = ["autograd_recipes.korean_search"]\nlanguage = "ko"\nproject = "검색 시험"\n',
         encoding="utf-8",
     )
     for name, text in PAGES.items():

@@ -1,4 +1,4 @@
-"""What a Korean reader sees or hears on the Korean site is Korean (docs/_ext/ui_strings.py).
+"""What a Korean reader sees or hears on the Korean site is Korean (src/autograd_recipes/ui_strings.py).
 
 In Chromium: every Korean page's visible text and accessible names hold no English
 UI phrase (code, code output, proper names, claim ids and glosses excepted); no
@@ -11,14 +11,11 @@ tests/browser_pass.py; the tests here judge what they recorded.
 """
 
 import re
-import sys
 
 import pytest
 from browser_pass import CHROMIUM, FLAGS, KOREAN_SEARCH, served, skip_without_chromium
-from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
-import ui_strings  # noqa: E402
+from autograd_recipes import ui_strings
 
 # Quoted text is torch's own English (an error message), shown as it is.
 QUOTED = re.compile(r"[\"“'‘][^\"”'’]*[\"”'’]")

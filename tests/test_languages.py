@@ -2,12 +2,9 @@
 
 import json
 import re
-import sys
 
 import pytest
-from conftest import JOBS, LANGUAGES, ROOT, SITE_URL, background_build
-
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+from conftest import JOBS, LANGUAGES, SITE_URL, background_build
 
 
 def pages(project, lang):
@@ -119,7 +116,7 @@ def search_index(project, lang):
     ],
 )
 def test_korean_search_finds_pages(built_site, query, expected):
-    from korean_search import SearchKorean
+    from autograd_recipes.korean_search import SearchKorean
 
     project, code, output = built_site
     index = search_index(project, "ko")

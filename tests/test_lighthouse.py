@@ -1,14 +1,12 @@
-"""docs/lighthouse.py's own parts: the server that serves the site as GitHub Pages does, and
+"""src/autograd_recipes/lighthouse.py's own parts: the server that serves the site as GitHub Pages does, and
 the verdict on the scores (running Lighthouse itself is ``nox -s lighthouse``)."""
 
 import gzip
-import sys
 import urllib.request
 
 from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "docs"))
-import lighthouse  # noqa: E402
+from autograd_recipes import lighthouse
 
 
 def fetch(port, path, accept=None):

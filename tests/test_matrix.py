@@ -17,11 +17,12 @@ import polib
 import pytest
 from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
-import claims_ledger  # noqa: E402
-import matrix_data  # noqa: E402
-import matrix_runner  # noqa: E402
-import torch_matrix  # noqa: E402
+from autograd_recipes import (
+    claims_ledger,
+    matrix_data,
+    matrix_runner,
+    torch_matrix,
+)
 
 CLAIMS = claims_ledger.load()
 HASHES = matrix_data.current_hashes()
@@ -462,7 +463,7 @@ def test_a_recipe_records_each_expected_error_and_check_without_stopping(tmp_pat
         encoding="utf-8",
     )
     out = subprocess.run(
-        [sys.executable, str(ROOT / "docs/_ext/matrix_runner.py"), "--recipe", str(recipe)],
+        [sys.executable, "-m", "autograd_recipes.matrix_runner", "--recipe", str(recipe)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -560,7 +561,7 @@ def test_the_versions_page_names_claims_by_their_sentences_in_its_language(built
 
 def test_torch_release_is_read_without_importing_torch():
     code = (
-        "import sys; sys.path.insert(0, 'docs/_ext'); import torch_matrix; "
+        "import sys; from autograd_recipes import torch_matrix; "
         "release = torch_matrix.torch_release(); print(release, 'torch' in sys.modules); "
         "import torch; print(torch.__version__.split('+')[0])"
     )

@@ -132,7 +132,8 @@ def test_only_card_images_are_made_lazy():
 
     from docutils import nodes
     from docutils.utils import new_document
-    from page_weight import _lazy_thumbnails
+
+    from autograd_recipes.page_weight import _lazy_thumbnails
 
     doctree = new_document("test")
     card = [

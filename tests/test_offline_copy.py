@@ -1,20 +1,17 @@
-"""Each language's offline copy (docs/_ext/offline_copy.py): linked from its landing page
+"""Each language's offline copy (src/autograd_recipes/offline_copy.py): linked from its landing page
 with its size, deterministic, complete, and readable in Chromium with the network off."""
 
 import io
 import re
-import sys
 import time
 import zipfile
 
 import pytest
 from browser_pass import CHROMIUM, FLAGS, served, skip_without_chromium
-from conftest import CONF, EPOCH_2024, LANGUAGES, ROOT, SITE_URL
+from conftest import CONF, EPOCH_2024, LANGUAGES, SITE_URL
 
-sys.path.insert(0, str(ROOT / "docs"))
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
-import offline_copy  # noqa: E402
-from site_scan import broken_links  # noqa: E402
+from autograd_recipes import offline_copy
+from autograd_recipes.site_scan import broken_links
 
 PROJECT = CONF["project"]
 

@@ -1,15 +1,14 @@
-"""Every page's summary for search results and link previews (docs/_ext/page_summary.py)."""
+"""Every page's summary for search results and link previews (src/autograd_recipes/page_summary.py)."""
 
 import html as html_text
 import re
-import sys
 
 import polib
 import pytest
-from conftest import CONF, LANGUAGES, RECIPES, ROOT
+from conftest import LANGUAGES, RECIPES, ROOT
 
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
-from page_summary import DESCRIPTION_WIDTH, shorten, width  # noqa: E402
+from autograd_recipes.page_summary import DESCRIPTION_WIDTH, shorten, width
+from autograd_recipes.project import PROJECT
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 DESCRIPTION = re.compile(r'<meta name="description" content="([^"]*)" />')
@@ -45,9 +44,8 @@ def explicit_descriptions():
 
     The gallery's page is built from its README (sphinx-gallery writes it as the gallery's index).
     """
-    gallery = CONF["sphinx_gallery_conf"]
     sources = {path.stem: path for path in (ROOT / "docs").glob("*.rst")}
-    sources[f"{gallery['gallery_dirs']}/index"] = ROOT / "docs" / gallery["examples_dirs"] / "README.rst"
+    sources[f"{PROJECT.gallery_dir}/index"] = PROJECT.recipes_dir / "README.rst"
     found = {}
     for name, path in sorted(sources.items()):
         match = re.search(

@@ -7,17 +7,15 @@ in the build's messages, which are for contributors.
 
 import html
 import re
-import sys
 
 import pytest
-from conftest import LANGUAGES, ROOT
+from conftest import LANGUAGES
 
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
-import claims_ledger  # noqa: E402
+from autograd_recipes import claims_ledger
 
 IDS = sorted((c["id"] for c in claims_ledger.load(claims_ledger.LEDGER)), key=len, reverse=True)
 PROJECT_WORDS = re.compile(
-    r"claims\.toml|\bnox\s+-s\b|docs/_ext|\bdocs/[\w/]+\.\w+|recipes/\w+\.py|(?<![\w-])(?:"
+    r"claims\.toml|\bnox\s+-s\b|src/autograd_recipes|\bdocs/[\w/]+\.\w+|recipes/\w+\.py|(?<![\w-])(?:"
     + "|".join(map(re.escape, IDS))
     + r")(?![\w-])"
 )

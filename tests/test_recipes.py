@@ -3,6 +3,7 @@
 import ast
 import json
 import re
+import shutil
 import subprocess
 import sys
 
@@ -63,19 +64,22 @@ def test_a_recipe_copied_alone_runs_without_the_drawer(tmp_path):
     """What a reader who downloads one recipe gets: the same run, without the pictures.
     Control: beside the drawer, the same recipe's show_graph is the drawer's."""
     recipe = next(r for r in RECIPES if "show_graph(" in r.read_text())
-    alone = tmp_path / recipe.name
-    alone.write_text(recipe.read_text() + "\nprint('drawer:', show_graph.__module__)\n")
-    runs = {}
-    for where in (tmp_path, recipe.parent):
-        script = f"import runpy, sys; sys.path[0] = {str(where)!r}; runpy.run_path({str(alone)!r}, run_name='__main__')"
-        runs[where] = subprocess.run(
-            [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    alone, beside = tmp_path / "alone", tmp_path / "beside"  # beside: the drawer next to it
+    for folder in (alone, beside):
+        folder.mkdir()
+        (folder / recipe.name).write_text(recipe.read_text() + "\nprint('drawer:', show_graph.__module__)\n")
+    shutil.copy(recipe.parent / f"{DRAWER}.py", beside)
+    runs = {
+        folder: subprocess.run(
+            [sys.executable, str(folder / recipe.name)], capture_output=True, text=True, timeout=120
         )
-    assert runs[tmp_path].returncode == 0, runs[tmp_path].stderr
-    assert runs[tmp_path].stdout.rstrip().endswith("drawer: __main__")
-    assert runs[recipe.parent].stdout.rstrip().endswith(f"drawer: {DRAWER}")
-    without = runs[tmp_path].stdout.rsplit("drawer:", 1)[0]
-    assert without == runs[recipe.parent].stdout.rsplit("drawer:", 1)[0], "the pictures change no output"
+        for folder in (alone, beside)
+    }
+    assert runs[alone].returncode == 0, runs[alone].stderr
+    assert runs[alone].stdout.rstrip().endswith("drawer: __main__")
+    assert runs[beside].stdout.rstrip().endswith(f"drawer: {DRAWER}")
+    without = runs[alone].stdout.rsplit("drawer:", 1)[0]
+    assert without == runs[beside].stdout.rsplit("drawer:", 1)[0], "the pictures change no output"
 
 
 # One interpreter imports torch (all a recipe may import besides the standard library),
@@ -83,7 +87,11 @@ def test_a_recipe_copied_alone_runs_without_the_drawer(tmp_path):
 # with fresh globals, its folder first on sys.path, argv = [its path], from an unrelated
 # working directory. Forking saves each recipe the seconds of importing torch again.
 RUNNER = """
-import json, os, runpy, sys, traceback
+import json
+import os
+import runpy
+import sys
+import traceback
 import torch
 
 results = {}

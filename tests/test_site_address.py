@@ -9,15 +9,13 @@ the shared build, made with conf.py's defaults, is the control: it names none of
 
 import re
 import shutil
-import sys
 import zipfile
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from conftest import CONF, JOBS, LANGUAGES, ROOT, background_build
+from conftest import CONF, JOBS, LANGUAGES, background_build
 
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
-import offline_copy  # noqa: E402
+from autograd_recipes import offline_copy
 
 OTHER = {
     "AUTOGRAD_RECIPES_SITE_URL": "https://fork.example.org/renamed-recipes",  # as configure-pages says it

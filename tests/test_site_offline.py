@@ -6,10 +6,9 @@ import sys
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import CAN_UNSHARE, ROOT, SITE_URL
+from conftest import CAN_UNSHARE, SITE_URL
 
-sys.path.insert(0, str(ROOT / "docs"))
-from site_scan import broken_links, off_site_references  # noqa: E402
+from autograd_recipes.site_scan import broken_links, off_site_references
 
 
 def site_path():

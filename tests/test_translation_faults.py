@@ -3,18 +3,15 @@
 Unit tests run ``check_catalogs.catalog_problems`` on small catalogs written
 here, one fault each, asserting the exact line a contributor sees. Two tests
 use copies of the project: one Korean-only build with translations that Sphinx
-would drop (``docs/_ext/translation_guard.py`` must name them), and one that
-``docs/build.py`` refuses before building anything.
+would drop (``src/autograd_recipes/translation_guard.py`` must name them), and one that
+``src/autograd_recipes/build.py`` refuses before building anything.
 """
-
-import sys
 
 import polib
 import pytest
-from conftest import ROOT, build_site, copy_project, seeded_copy
+from conftest import build_site, copy_project, seeded_copy
 
-sys.path.insert(0, str(ROOT / "docs"))
-from check_catalogs import catalog_problems  # noqa: E402
+from autograd_recipes.check_catalogs import catalog_problems
 
 
 def write_catalog(root, name, messages, page=True):

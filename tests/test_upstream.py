@@ -1,16 +1,14 @@
-"""Each assumption of docs/_ext/upstream.py, checked against the installed packages.
+"""Each assumption of src/autograd_recipes/upstream.py, checked against the installed packages.
 
 When one of these fails after an upgrade, the message names the assumption; fix
 upstream.py (and only it) to the package's new behaviour.
 """
 
 import json
-import sys
 
 from conftest import RECIPES, ROOT
 
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
-import upstream  # noqa: E402
+from autograd_recipes import upstream
 
 
 def test_sphinx_gallery_keeps_an_md5_file_per_run_example(built_site):
@@ -62,12 +60,13 @@ def test_executed_notebooks_are_not_published(built_site):
 
 
 def test_jupyter_client_launches_kernels_through_the_environments_default_provisioner(capfd, monkeypatch):
-    """docs/_ext/kernel_ipc.py: the provisioner named by JUPYTER_DEFAULT_PROVISIONER_NAME,
+    """src/autograd_recipes/kernel_ipc.py: the provisioner named by JUPYTER_DEFAULT_PROVISIONER_NAME,
     found through the entry point of the dist-info beside it, runs the kernel over IPC, so
     the kernel has nothing to warn about."""
-    import kernel_ipc
     from jupyter_client.manager import KernelManager
     from jupyter_client.provisioning import KernelProvisionerFactory
+
+    from autograd_recipes import kernel_ipc
 
     monkeypatch.setenv("JUPYTER_DEFAULT_PROVISIONER_NAME", kernel_ipc.NAME)
     monkeypatch.setattr(KernelProvisionerFactory, "_instance", None)  # the singleton reads it once

@@ -1,0 +1,234 @@
+"""Measure the build: ``python src/autograd_recipes/bench.py`` (``nox -s bench``).
+
+Works on a fresh copy of the project in a temporary folder, so your tree and
+caches are untouched. Prints wall times, how many recipes and notebooks each
+build executed, the Korean build's share of the English build, page weight per
+page type, and checks the budgets (exit 1 if one fails). Times are noisy on a
+shared 2-core machine: the budgets are ratios.
+"""
+
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import polib
+
+from autograd_recipes.project import PROJECT, ROOT
+from autograd_recipes.site_scan import CSS_URL, OFF_SITE, loaded_resources
+
+LANGUAGES = PROJECT.languages  # the source first
+RECIPES = PROJECT.recipes()
+NOTEBOOKS = PROJECT.notebooks()
+NOT_COPIED = shutil.ignore_patterns(
+    "build", ".git", ".nox", "node_modules", "__pycache__", ".pytest_cache", "*.mo"
+)
+LANG_TIME = re.compile(r"autograd_recipes\.build: (\w+) built in ([\d.]+) s")
+PAGE_TYPES = {
+    "landing": "index.html",
+    "overview": "inplace_overview.html",
+    "recipe": "recipes/plot_05_indexing_and_inplace.html",
+    "gallery": "recipes/index.html",  # a graph thumbnail per recipe
+    "guide": "no_grad_guide.html",
+    "claims": "claims.html",
+    "search": "search.html",  # loads the language's searchindex.js
+}
+SUITE_RECORD = ROOT / "build" / "test-artifacts" / "suite.json"  # written by tests/conftest.py
+SUITE_BUDGET = 180  # seconds for `nox -s tests` on a fresh clone (venv ready), 2 cores
+
+
+def build(project, log):
+    """Run one `nox -s docs`-equivalent build; return (seconds, per-language seconds, executions)."""
+    log.write_text("")
+    env = {**os.environ, "RECIPE_EXECUTION_LOG": str(log), "NO_COLOR": "1"}
+    start = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-m", "autograd_recipes.build"], cwd=project, env=env, capture_output=True, text=True
+    )
+    seconds = time.perf_counter() - start
+    if result.returncode:
+        sys.exit(f"bench: build failed:\n{result.stdout}{result.stderr}")
+    output = result.stdout + result.stderr
+    recipes = log.read_text().split()
+    notebooks = output.count("Executing notebook with kernel")
+    per_lang = {lang: float(s) for lang, s in LANG_TIME.findall(output)}
+    return seconds, per_lang, recipes, notebooks
+
+
+def first_visit_bytes(html_root, page):
+    """Bytes a first visit downloads: the HTML and every local file it loads (and CSS url()s)."""
+    seen, total, kinds = set(), 0, {}
+
+    def add(path, kind):
+        nonlocal total
+        path = path.resolve()
+        if path in seen or not path.is_file():
+            return
+        seen.add(path)
+        size = path.stat().st_size
+        total += size
+        kinds[kind] = kinds.get(kind, 0) + size
+        if path.suffix == ".css":
+            for match in CSS_URL.finditer(path.read_text(encoding="utf-8", errors="replace")):
+                url = (match.group(1) or match.group(2)).split("?")[0].split("#")[0]
+                if url and not OFF_SITE.match(url) and not url.startswith("data:"):
+                    add(path.parent / url, "css-asset")
+
+    add(html_root / page, "html")
+    for tag, url in loaded_resources(html_root / page):
+        url = url.split("?")[0]
+        if OFF_SITE.match(url) or url.startswith("data:"):
+            continue
+        kind = {"script": "js", "img": "img"}.get(tag, Path(url).suffix.lstrip(".") or tag)
+        add((html_root / page).parent / url, kind)
+    return total, kinds
+
+
+def main():
+    failures = []
+
+    def budget(label, ok, detail):
+        print(f"  [{'ok' if ok else 'FAIL'}] {label}: {detail}")
+        if not ok:
+            failures.append(label)
+
+    with tempfile.TemporaryDirectory(prefix="autograd-recipes-bench-") as tmp:
+        project = Path(tmp) / "project"
+        shutil.copytree(ROOT, project, ignore=NOT_COPIED)
+        shutil.rmtree(project / "docs" / "recipes", ignore_errors=True)
+        log = Path(tmp) / "executions.log"
+        rows = []
+
+        cold = build(project, log)
+        rows.append(("cold build (venv ready, caches empty)", cold))
+        nochange = build(project, log)
+        rows.append(("rebuild, no change", nochange))
+
+        recipe = project / "recipes" / "plot_03_clone_before_inplace.py"
+        recipe.write_text(recipe.read_text() + "# edited by the benchmark\n")
+        edited_recipe = build(project, log)
+        rows.append(("rebuild after editing one recipe", edited_recipe))
+
+        catalog = project / "locales/ko/LC_MESSAGES/recipes/plot_06_parameter_decay.po"
+        po = polib.pofile(str(catalog))
+        entry = next(e for e in po if e.msgid == "The safe version")
+        entry.msgstr += " (수정됨)"
+        po.save()
+        edited_message = build(project, log)
+        rows.append(("rebuild after editing one Korean message", edited_message))
+
+        print(f"{'build':<44} {'wall':>7} {'en':>7} {'ko':>7}  executed")
+        for label, (seconds, per_lang, recipes, notebooks) in rows:
+            print(
+                f"{label:<44} {seconds:6.1f}s {per_lang.get('en', 0):6.1f}s {per_lang.get('ko', 0):6.1f}s"
+                f"  {len(recipes)} recipes, {notebooks} notebooks"
+            )
+
+        html = project / "build" / "html"
+        print("\nfirst visit, bytes downloaded (HTML, CSS, JS, images, CSS assets):")
+        weights = {}
+        for lang in LANGUAGES:
+            for kind, page in PAGE_TYPES.items():
+                total, parts = first_visit_bytes(html / lang, page)
+                weights[lang, kind] = total
+                detail = ", ".join(f"{k} {v / 1024:.0f}" for k, v in sorted(parts.items()))
+                print(f"  {lang} {kind:<9} {total / 1024:7.1f} KB  ({detail} KB)")
+
+        cold_s, cold_lang, cold_recipes, cold_notebooks = cold
+        print("\nbudgets:")
+        budget(
+            "no example executes twice in one build",
+            len(cold_recipes) == len(set(cold_recipes)) == len(RECIPES) and cold_notebooks == len(NOTEBOOKS),
+            f"cold build ran {len(cold_recipes)} recipe runs ({len(set(cold_recipes))} distinct) "
+            f"and {cold_notebooks} notebook runs",
+        )
+        source = LANGUAGES[0]
+        for lang in LANGUAGES[1:]:
+            share = cold_lang[lang] / cold_lang[source]
+            budget(
+                f"{lang} build <= 35% of {source} build",
+                share <= 0.35,
+                f"{cold_lang[lang]:.1f} s / {cold_lang[source]:.1f} s = {share:.0%}",
+            )
+        ratio = nochange[0] / cold_s
+        budget(
+            "no-change rebuild <= 15% of cold build",
+            ratio <= 0.15,
+            f"{nochange[0]:.1f} s / {cold_s:.1f} s = {ratio:.0%}",
+        )
+        budget(
+            "editing one recipe runs that recipe and nothing else",
+            edited_recipe[2] == [recipe.name] and edited_recipe[3] == 0,
+            f"ran {edited_recipe[2]} and {edited_recipe[3]} notebooks",
+        )
+        budget(
+            "editing a Korean message runs nothing",
+            edited_message[2] == [] and edited_message[3] == 0,
+            f"ran {len(edited_message[2])} recipes and {edited_message[3]} notebooks",
+        )
+        heaviest_search = max(weights[lang, "search"] for lang in LANGUAGES)
+        budget(
+            "search page first visit (with its index) <= 400 KB",
+            heaviest_search <= 400 * 1024,
+            f"{heaviest_search / 1024:.1f} KB; index "
+            + ", ".join(
+                f"{lang} {size / 1024:.0f} KB ({len(gzip.compress(data, 9)) / 1024:.0f} KB gzipped)"
+                for lang in LANGUAGES
+                for data in [(html / lang / "searchindex.js").read_bytes()]
+                for size in [len(data)]
+            ),
+        )
+        # every recipe page, each with its graph pictures, not only the page type's example
+        recipe_weights = {
+            (lang, r.stem): first_visit_bytes(html / lang, f"recipes/{r.stem}.html")[0]
+            for lang in LANGUAGES
+            for r in RECIPES
+        }
+        (lang, name), heaviest = max(recipe_weights.items(), key=lambda item: item[1])
+        budget(
+            "recipe page first visit <= 250 KB of HTML, CSS and JS",
+            heaviest <= 250 * 1024,
+            f"heaviest {heaviest / 1024:.1f} KB ({lang}/recipes/{name}.html)",
+        )
+        guide = guide_seconds(html / source / "build_report.html")
+        budget("the guide's notebook runs in <= 60 s (cold build)", guide <= 60, f"{guide:.1f} s")
+        suite_time(budget)
+    return 1 if failures else 0
+
+
+def guide_seconds(report):
+    """The guide's run time as the build report shows it (the test suite builds several
+    sites at once, so this budget is checked here, where the build runs alone)."""
+    row = next(
+        r
+        for r in re.findall(r"<tr[^>]*>(.*?)</tr>", report.read_text(encoding="utf-8"), re.S)
+        if "no_grad_guide" in r
+    )
+    value, unit = re.search(r'class="measured">([\d.]+) (m?s)<', row).groups()
+    return float(value) / (1000 if unit == "ms" else 1)
+
+
+def suite_time(budget):
+    """The test suite's last run in this checkout, beside the build times (tests/conftest.py
+    records each whole run of `nox -s tests`; the benchmark does not run the suite again)."""
+    if not SUITE_RECORD.exists():
+        budget(
+            f"test suite <= {SUITE_BUDGET} s", False, f"no record: run `nox -s tests` first ({SUITE_RECORD})"
+        )
+        return
+    record = json.loads(SUITE_RECORD.read_text())
+    budget(
+        f"test suite <= {SUITE_BUDGET} s",
+        record["seconds"] <= SUITE_BUDGET,
+        f"{record['seconds']:.0f} s for {record['tests']} tests ({record['outcome']}, {record['finished']})",
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,420 @@
+"""Build the site: ``python src/autograd_recipes/build.py [--lang en|ko] [--gettext] [sphinx-build options]``.
+
+The one place that knows how the site is built; ``nox -s docs``, the tests and
+the benchmarks all call it. Output: ``build/html/<lang>/`` for each language,
+its offline copy ``build/html/<project>-<lang>.zip`` (src/autograd_recipes/offline_copy.py), and
+``build/html/index.html``, which sends a reader to their language. English
+is built first: it runs the recipes and notebooks, and the Korean build reuses
+their results (sphinx-gallery's md5 check, myst-nb's jupyter-cache).
+
+Exit 0 means the site is fit to publish (warnings count as errors). To make
+that hold whatever the site's code does, each language is built by a child
+process (``--child``), watched from here: one that exits early (``os._exit``,
+``sys.exit``, a crash, a kill) fails the build, named by the breadcrumb of what
+it was running (src/autograd_recipes/breadcrumb.py); one that runs past ``--timeout`` is
+killed. Then the produced site is checked: every page of every built language
+present, and no page showing this checkout's absolute path. Only one build runs
+in a checkout at a time (a lock in ``build/``).
+"""
+
+import argparse
+import datetime
+import fcntl
+import json
+import os
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+from urllib.parse import urlsplit
+from xml.sax.saxutils import escape
+
+from autograd_recipes import breadcrumb
+from autograd_recipes.project import PACKAGE, PROJECT, ROOT
+
+FALLBACK_EPOCH = "1795996800"  # 2026-11-30, used outside a git checkout
+BUILD_TIMEOUT = 1800  # seconds for one language, a last resort behind every finer limit
+
+
+LANGUAGES = PROJECT.languages  # the source first
+TEXT_SUFFIXES = {".html", ".txt", ".js", ".json", ".xml", ".ipynb", ".py", ".css", ".svg"}
+
+
+def source_date_epoch():
+    """Respect SOURCE_DATE_EPOCH; else the last commit's time, so a commit builds alike."""
+    if os.environ.get("SOURCE_DATE_EPOCH"):
+        return os.environ["SOURCE_DATE_EPOCH"]
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(ROOT), "log", "-1", "--format=%ct"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        out = ""
+    return out or FALLBACK_EPOCH
+
+
+def sphinx_args(builder, lang, outdir, extra=()):
+    return [
+        "-b",
+        builder,
+        "-W",
+        "--keep-going",
+        "-q",
+        "-c",
+        str(ROOT),
+        "-d",
+        str(ROOT / "build" / "doctrees" / f"{builder}-{lang}"),
+        "-D",
+        f"language={lang}",
+        *extra,
+        str(ROOT / "docs"),
+        str(outdir),
+    ]
+
+
+def run_child(builder, lang, outdir, extra=(), timeout=BUILD_TIMEOUT):
+    """Build one language in a child process; exit code, with a message when it died."""
+    state = ROOT / "build" / f".{builder}-{lang}"
+    crumb, done = state.with_suffix(".running"), state.with_suffix(".done")
+    crumb.unlink(missing_ok=True)
+    done.unlink(missing_ok=True)
+    env = {**os.environ, "SOURCE_DATE_EPOCH": source_date_epoch(), breadcrumb.ENV: str(crumb)}
+    command = [
+        sys.executable,
+        "-m",
+        "autograd_recipes.build",
+        "--child",
+        builder,
+        lang,
+        str(outdir),
+        str(done),
+        *extra,
+    ]
+    try:
+        code = subprocess.run(command, env=env, timeout=timeout).returncode
+        finished = done.is_file()
+    except subprocess.TimeoutExpired:
+        code, finished = f"killed after {timeout} s (--timeout)", False
+    if finished:
+        return code
+    last = breadcrumb.read(crumb)
+    running = f", while running {breadcrumb.describe(last)}" if last else ""
+    how = (
+        f"killed by signal {-code}"
+        if isinstance(code, int) and code < 0
+        else (code if isinstance(code, str) else f"exit {code}")
+    )
+    print(
+        f"autograd_recipes.build: the {lang} build ended before it finished ({how}){running}; "
+        "nothing it wrote can be published",
+        file=sys.stderr,
+    )
+    return 1
+
+
+def child(builder, lang, outdir, done, extra):
+    """The child's side: Sphinx, then a note that it finished, then a hard exit (a thread
+    a recipe left running must not keep the process alive)."""
+    from sphinx.cmd.build import build_main
+
+    try:
+        code = build_main(sphinx_args(builder, lang, outdir, extra))
+    except SystemExit as exit_:  # a page's code called sys.exit(): not an Exception, so Sphinx lets it by
+        print(
+            f"{_exit_site(exit_)}: sys.exit({exit_.code!r}) ended the build"
+            f"{_while_running()}; a page's code must not exit",
+            file=sys.stderr,
+        )
+        code = 1
+    else:
+        if code and _while_running():  # Sphinx stopped mid-run (e.g. a notebook's kernel died)
+            print(f"autograd_recipes.build: the {lang} build stopped{_while_running()}", file=sys.stderr)
+    Path(done).write_text(str(code), encoding="utf-8")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _exit_site(exit_):
+    """'recipes/plot_01.py:12': the last frame in this project that raised SystemExit."""
+    sites = [
+        f
+        for f in traceback.extract_tb(exit_.__traceback__)
+        if Path(f.filename).resolve().is_relative_to(ROOT)
+        and not Path(f.filename).resolve().is_relative_to(PACKAGE)
+    ]
+    if not sites:
+        return "src/autograd_recipes/build.py"
+    return f"{os.path.relpath(sites[-1].filename, ROOT)}:{sites[-1].lineno}"
+
+
+def _while_running():
+    last = breadcrumb.read(os.environ.get(breadcrumb.ENV, ""))
+    return f" while running {breadcrumb.describe(last)}" if last else ""
+
+
+def build_html(languages=LANGUAGES, extra=(), timeout=BUILD_TIMEOUT):
+    from autograd_recipes.check_catalogs import catalog_problems
+
+    # a message left untranslated or a catalog missing would show English on a Korean page, and a
+    # translation with other code, targets, numbers or markup would change it: refuse, before any work
+    for lang in languages:
+        problems = [] if lang == LANGUAGES[0] else catalog_problems(ROOT / "locales" / lang / "LC_MESSAGES")
+        for problem in problems:
+            print(f"autograd_recipes.build: {problem}", file=sys.stderr)
+        if problems:
+            print(
+                f"autograd_recipes.build: the {lang} catalogs have the problems above; not building",
+                file=sys.stderr,
+            )
+            return 1
+    html = ROOT / "build" / "html"
+    for lang in languages:
+        start = time.perf_counter()
+        code = run_child("html", lang, html / lang, extra, timeout)
+        remove_executed_notebooks(html)
+        print(f"autograd_recipes.build: {lang} built in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        if code:
+            print(f"autograd_recipes.build: the {lang} build failed (exit {code})", file=sys.stderr)
+            report(path_problems(html))
+            return code
+        code = write_archive(html, lang)
+        if code:
+            return code
+    write_site_root(html, LANGUAGES)
+    problems = missing_pages(html, languages) + path_problems(html)
+    if problems:
+        report(problems)
+        print("autograd_recipes.build: the site is not fit to publish", file=sys.stderr)
+        return 1
+    return 0
+
+
+def write_archive(html, lang):
+    """The language's offline copy (src/autograd_recipes/offline_copy.py), its size on the landing page."""
+    from autograd_recipes import offline_copy
+
+    config = PROJECT.config
+    try:
+        path, size = offline_copy.write_offline_copy(
+            html, lang, config["project"], config["site_url"], source_date_epoch()
+        )
+    except ValueError as error:
+        print(f"autograd_recipes.build: {error}", file=sys.stderr)
+        return 1
+    print(
+        f"autograd_recipes.build: {lang} offline copy {path.name}: {path.stat().st_size} bytes, shown as {size}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def remove_executed_notebooks(html):
+    """myst-nb writes each executed notebook to build/html/jupyter_execute/ (upstream.py):
+    not for publishing (the pages' downloads come from build/notebooks/). Image files
+    there would be pages' figures, so they stay, and missing_pages reports them."""
+    from autograd_recipes import upstream
+
+    folder = html / upstream.MYST_NB_OUTPUT_FOLDER
+    for notebook in folder.rglob("*.ipynb"):
+        notebook.unlink()
+    for sub in sorted(folder.rglob("*"), reverse=True):
+        if sub.is_dir() and not any(sub.iterdir()):
+            sub.rmdir()
+    if folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+
+
+def report(problems):
+    for problem in problems:
+        print(f"autograd_recipes.build: {problem}", file=sys.stderr)
+
+
+def expected_pages():
+    """Every page the sources make: one per document (as the catalogs count them), plus
+    the pages Sphinx adds."""
+    from autograd_recipes.check_catalogs import document_names
+
+    return sorted(document_names(ROOT) | {"search", "genindex"})
+
+
+def missing_pages(html, languages):
+    """A page of a built language that is missing or empty, or a missing root file."""
+    problems = [
+        f"{html / name}: missing"
+        for name in ("index.html", "404.html", "sitemap.xml")
+        if not (html / name).is_file()
+    ]
+    from autograd_recipes import offline_copy
+
+    for lang in languages:
+        archive = html / offline_copy.archive_name(PROJECT.config["project"], lang)
+        if not archive.is_file():
+            problems.append(f"{archive}: missing (the offline copy of the {lang} pages)")
+    if (html / "jupyter_execute").exists():
+        problems.append(
+            f"{html / 'jupyter_execute'}: files myst-nb wrote for pages (draw figures as inline SVG) "
+            "would be published"
+        )
+    for lang in languages:
+        for page in expected_pages():
+            path = html / lang / f"{page}.html"
+            if not path.is_file() or path.stat().st_size == 0:
+                problems.append(f"{path}: missing or empty, although its source exists")
+    return problems
+
+
+def path_problems(html):
+    """Published files that show this checkout's absolute path (a traceback, a printed cwd)."""
+    needles = {str(ROOT), str(ROOT.resolve())}
+    problems = []
+    for path in sorted(html.rglob("*")) if html.is_dir() else []:
+        if path.suffix not in TEXT_SUFFIXES or not path.is_file():
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            if any(needle in line for needle in needles):
+                problems.append(f"{path}:{number}: shows the build machine's path {ROOT}")
+                break
+    return problems
+
+
+def acquire_lock():
+    """An exclusive lock on build/.lock for this process's life, or None with a message."""
+    lock_path = ROOT / "build" / ".lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    lock = open(lock_path, "a+", encoding="utf-8")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.seek(0)
+        holder = lock.read().strip() or "another process"
+        print(
+            f"autograd_recipes.build: another build is running in this checkout ({holder}); "
+            f"wait for it to end. Two builds would overwrite each other's output. "
+            f"(The lock, {lock_path}, frees itself when that process ends.)",
+            file=sys.stderr,
+        )
+        return None
+    lock.seek(0)
+    lock.truncate()
+    started = datetime.datetime.now().isoformat(timespec="seconds")
+    lock.write(f"pid {os.getpid()}, started {started}")
+    lock.flush()
+    return lock
+
+
+# the 404 page, in every language at once (translated in each language's sphinx.po)
+NOT_FOUND_TITLE = "Page not found"
+NOT_FOUND_TEXT = "This page does not exist. Start again from the home page:"
+
+
+def _translated(lang, message):
+    import polib
+
+    po_path = ROOT / "locales" / lang / "LC_MESSAGES" / "sphinx.po"
+    entry = polib.pofile(str(po_path)).find(message) if po_path.is_file() else None
+    return entry.msgstr if entry and entry.msgstr else message
+
+
+def write_site_root(html, languages):
+    """The files above the language trees: index.html, 404.html and sitemap.xml, for every
+    language of conf.py's ``site_languages`` (also when only one was built)."""
+    config = PROJECT.config
+    site_url = config["site_url"].rstrip("/") + "/"
+    names, source, project = config["site_languages"], config["language"], config["project"]
+    root = ROOT / "docs" / "_root"
+    base = urlsplit(site_url).path  # a 404 page is served at any depth: its links start from here
+    fill = {"source": source, "project": escape(project)}
+    (html / "index.html").write_text(
+        (root / "index.html")
+        .read_text(encoding="utf-8")
+        .format(
+            **fill,
+            languages_js=json.dumps(list(languages)),
+            alternates="\n".join(
+                f'<link rel="alternate" hreflang="{lang}" href="{lang}/index.html">' for lang in languages
+            ),
+            links="\n".join(
+                f'  <li><a href="{lang}/index.html" hreflang="{lang}" lang="{lang}">{escape(names[lang])}</a></li>'
+                for lang in languages
+            ),
+        ),
+        encoding="utf-8",
+    )
+    sections, titles = [], []
+    for lang in languages:
+        title, text = _translated(lang, NOT_FOUND_TITLE), _translated(lang, NOT_FOUND_TEXT)
+        titles.append(title)
+        sections.append(
+            f'<section lang="{lang}"><h1>{escape(title)}</h1><p>{escape(text)}</p>'
+            f'<p><a href="{base}{lang}/index.html" hreflang="{lang}">{escape(project)} ({escape(names[lang])})</a></p>'
+            "</section>"
+        )
+    (html / "404.html").write_text(
+        (root / "404.html")
+        .read_text(encoding="utf-8")
+        .format(**fill, titles=escape(" · ".join(titles)), sections="\n".join(sections)),
+        encoding="utf-8",
+    )
+    tree = html / source
+    pages = sorted(
+        p.relative_to(tree).as_posix()
+        for p in tree.rglob("*.html")
+        if p.name not in {"genindex.html", "search.html"}
+        and not p.relative_to(tree).as_posix().startswith("_")
+    )
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">',
+    ]
+    for page in pages:
+        for lang in languages:
+            lines.append(f"  <url><loc>{escape(site_url + lang + '/' + page)}</loc>")
+            for alt in languages:
+                lines.append(
+                    f'    <xhtml:link rel="alternate" hreflang="{alt}" '
+                    f'href="{escape(site_url + alt + "/" + page)}"/>'
+                )
+            lines.append("  </url>")
+    lines.append("</urlset>")
+    (html / "sitemap.xml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def build_gettext(extra=(), timeout=BUILD_TIMEOUT):
+    """Message templates (.pot) of the English source, for ``nox -s i18n``."""
+    return run_child("gettext", LANGUAGES[0], ROOT / "build" / "gettext", extra, timeout)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--child"]:
+        return child(*argv[1:5], argv[5:])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        action="append",
+        help="build only this language (repeatable); default: all",
+    )
+    parser.add_argument("--gettext", action="store_true", help="write .pot templates instead")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=BUILD_TIMEOUT,
+        help=f"seconds one language may take before it is killed (default {BUILD_TIMEOUT})",
+    )
+    args, extra = parser.parse_known_args(argv)
+    lock = acquire_lock()
+    if lock is None:
+        return 1
+    if args.gettext:
+        return build_gettext(extra, args.timeout)
+    return build_html(tuple(args.lang or LANGUAGES), extra, args.timeout)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

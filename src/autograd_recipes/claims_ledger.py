@@ -1,0 +1,239 @@
+"""The claims ledger (docs/claims.toml): the source articles' claims and the site's own, and running them.
+
+Each claim's ``code`` runs against the installed torch in a fresh namespace
+(with ``torch`` imported); what it prints is the evidence, and it must set
+``verdict`` to one of VERDICTS. A claim may name helper cells of a page in
+``uses`` ("page.md#tag"): their source runs first in the same namespace, so the
+ledger measures with the page's own method (one timing rule, one memory meter).
+
+A claim states where it holds: its sentence names the conditions, and its
+``scope`` the cases its check sweeps (every dimension the sentence generalises
+over), which the check's output prints one by one.
+
+Every check must be able to fail on a real case. Its ``control`` is a list of
+``[old, new]`` text substitutions that put into the grid a case of the claim's
+own domain in which the claimed behaviour does not occur (``control_case``
+says which); ``run_control`` runs the same check on that case, and
+``control_problem`` says what is wrong when the check does not then return
+``control_verdict`` without an error. A substitution may change the case only:
+never a line that sets ``verdict``, and never a torch name that does not exist
+(``missing_names``): a control that only breaks the check shows nothing.
+
+Used by the ``claims`` Sphinx extension at build time, by tests/test_claims.py
+(which runs every control), and on its own to check another torch version:
+
+    python src/autograd_recipes/claims_ledger.py [LEDGER]    # table of differing verdicts; exit 1 if any
+"""
+
+import ast
+import contextlib
+import hashlib
+import io
+import json
+import re
+import sys
+import tomllib
+import traceback
+from pathlib import Path
+
+from autograd_recipes.project import ROOT
+
+LEDGER = ROOT / "docs" / "claims.toml"
+VERDICTS = ("holds", "does not hold", "holds in part")
+MEASURED = ("time", "memory")  # what a measured claim's evidence measures (field `measured`)
+ARTICLES = ("inplace", "no_grad", "site")  # "site": a statement of this site's own pages
+FIELDS = (
+    "id",
+    "article",
+    "section",
+    "claim",
+    "scope",
+    "verdict",
+    "page",
+    "code",
+    "control",
+    "control_case",
+    "control_verdict",
+)
+CELL = re.compile(r"```\{code-cell\} ipython3\n(.*?)```", re.S)
+
+
+class LedgerError(ValueError):
+    """The ledger itself is malformed (a missing field, an unknown verdict...)."""
+
+
+def load(path=LEDGER):
+    with open(path, "rb") as f:
+        claims = tomllib.load(f)["claim"]
+    seen = set()
+    for number, claim in enumerate(claims, 1):
+        where = f"{path}: claim #{number} ({claim.get('id', '?')})"
+        missing = [k for k in FIELDS if not claim.get(k)]
+        if missing:
+            raise LedgerError(f"{where}: missing {', '.join(missing)}")
+        for key in ("verdict", "control_verdict"):
+            if claim[key] not in VERDICTS:
+                raise LedgerError(f"{where}: {key} {claim[key]!r} is not one of {VERDICTS}")
+        if claim.get("measured", MEASURED[0]) not in MEASURED:
+            raise LedgerError(f"{where}: measured {claim['measured']!r} is not one of {MEASURED}")
+        if claim["article"] not in ARTICLES:
+            raise LedgerError(f"{where}: article {claim['article']!r} is not one of {ARTICLES}")
+        if claim["id"] in seen:
+            raise LedgerError(f"{where}: duplicate id")
+        seen.add(claim["id"])
+    return claims
+
+
+def page_cell(ref):
+    """The source of the code cell tagged TAG in docs/PAGE (``ref`` = "PAGE#TAG")."""
+    page, tag = ref.split("#")
+    for cell in CELL.findall((LEDGER.parent / page).read_text(encoding="utf-8")):
+        if re.search(rf"^:tags: \[.*\b{tag}\b.*\]$", cell, re.M):
+            return "\n".join(line for line in cell.splitlines() if not line.startswith(":"))
+    raise LedgerError(f"no code cell tagged {tag!r} in docs/{page}")
+
+
+def code_digest(claim):
+    """The code that produces a claim's verdict, hashed: its own code and the page cells it
+    uses, as syntax trees, so a comment or a line break changes nothing."""
+    used = [_code_only(page_cell(ref)) for ref in claim.get("uses", [])]
+    text = json.dumps({"code": _code_only(claim["code"]), "uses": used}, sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _code_only(source):
+    try:
+        return ast.dump(ast.parse(source))
+    except SyntaxError:  # the run reports it; the hash still changes with the text
+        return source
+
+
+def control_code(claim):
+    """The claim's code with its control substitutions applied (each must match exactly once)."""
+    code = claim["code"]
+    for old, new in claim["control"]:
+        if code.count(old) != 1:
+            raise LedgerError(f"claim {claim['id']}: control text {old!r} occurs {code.count(old)} times")
+        start = code.index(old)
+        end = code.find("\n", start + len(old))
+        lines = code[code.rfind("\n", 0, start) + 1 : None if end == -1 else end]
+        if "verdict" in lines or "verdict" in new:
+            raise LedgerError(f"claim {claim['id']}: a control may change the case, not the verdict")
+        code = code.replace(old, new)
+    return code
+
+
+def _execute(claim, code):
+    import torch
+
+    torch.manual_seed(0)
+    namespace = {"torch": torch, "__name__": f"claim_{claim['id']}"}
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), torch.random.fork_rng():
+            for ref in claim.get("uses", []):
+                exec(compile(page_cell(ref), f"<{ref}>", "exec"), namespace)
+            exec(compile(code, f"<claim {claim['id']}>", "exec"), namespace)
+    except Exception:
+        return None, out.getvalue() + traceback.format_exc(limit=-1)
+    verdict = namespace.get("verdict")
+    return (verdict if verdict in VERDICTS else None), out.getvalue()
+
+
+def run(claim):
+    """Run one claim's code; return (observed verdict or None, evidence text)."""
+    return _execute(claim, claim["code"])
+
+
+def run_control(claim):
+    """Run the same check on the claim's control case; return (verdict or None, evidence)."""
+    return _execute(claim, control_code(claim))
+
+
+def missing_names(code, module=None):
+    """The torch names a piece of code uses that torch does not have: ``torch.a.b`` attribute
+    chains, and names given as strings to ``getattr``/``hasattr`` on such a chain."""
+    if module is None:
+        import torch as module
+    missing = []
+
+    def resolve(node):
+        """The object a ``torch.…`` chain names, or None where the chain is not rooted at torch."""
+        if isinstance(node, ast.Name):
+            return module if node.id == "torch" else None
+        if isinstance(node, ast.Attribute):
+            parent = resolve(node.value)
+            if parent is None or parent is _MISSING:
+                return parent
+            found = getattr(parent, node.attr, _MISSING)
+            if found is _MISSING:
+                missing.append(ast.unparse(node))
+            return found
+        return None
+
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Attribute):
+            resolve(node)
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", None) in ("getattr", "hasattr")
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+        ):
+            owner = resolve(node.args[0])
+            if owner is not None and owner is not _MISSING and not hasattr(owner, node.args[1].value):
+                missing.append(f"{ast.unparse(node.args[0])}.{node.args[1].value}")
+    return sorted(set(missing))
+
+
+_MISSING = object()
+
+
+def control_problem(claim):
+    """None when the check returns control_verdict on its control case; else what went wrong."""
+    if claim["control_verdict"] == claim["verdict"]:
+        return f"claim {claim['id']}: control_verdict equals verdict: its control shows nothing"
+    invented = [n for n in missing_names(control_code(claim)) if n not in missing_names(claim["code"])]
+    if invented:
+        return (
+            f"claim {claim['id']}: its control uses names torch does not have ({', '.join(invented)}): "
+            "a control must present a real case, not break the check"
+        )
+    observed, evidence = run_control(claim)
+    if observed == claim["control_verdict"]:
+        return None
+    last = evidence.strip().splitlines()[-1] if evidence.strip() else "(no output)"
+    return (
+        f"claim {claim['id']}: its control gave {observed or 'an error'!r}, not "
+        f"{claim['control_verdict']!r}: the check does not discriminate ({last})"
+    )
+
+
+def main(argv=None):
+    """Run the ledger as the build does (claims_runner: own process, time limits)."""
+    import torch
+
+    from autograd_recipes import claims_runner
+
+    argv = sys.argv[1:] if argv is None else argv
+    ledger = Path(argv[0]) if argv else LEDGER
+    claims = load(ledger)
+    observed = claims_runner.run_all(ledger, timeout=60, claims=claims)
+    differing = []
+    for claim in claims:
+        verdict, evidence = observed[claim["id"]]
+        if verdict != claim["verdict"]:
+            differing.append((claim["id"], claim["verdict"], verdict or "error", evidence))
+    print(f"torch {torch.__version__}: {len(claims)} claims, {len(differing)} differ from the ledger")
+    if differing:
+        print(f"{'claim':<34} {'recorded':<15} {'observed':<15}")
+        for claim_id, recorded, observed, evidence in differing:
+            print(f"{claim_id:<34} {recorded:<15} {observed:<15}")
+            if observed == "error":
+                print("    " + evidence.strip().splitlines()[-1])
+    return 1 if differing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

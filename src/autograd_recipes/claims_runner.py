@@ -1,0 +1,137 @@
+"""Run the claims ledger in a process of its own, one claim at a time, each with a time limit.
+
+The claims extension calls ``run_all``; it starts this file as a child process,
+so nothing a recipe did to the build's process (torch settings, threads) can
+change a claim's evidence, and nothing a claim does can end the build: a claim
+that calls ``sys.exit`` gets an error as its result, and one that kills its
+process (``os._exit``, a crash, the watchdog) is named from the results file and
+the remaining claims run in a new process. Each claim runs at most its
+``timeout`` (ledger field) or the default seconds: then a ``TimeoutError``
+naming it, and ``WATCHDOG_GRACE`` seconds later the watchdog ends the process. A
+claim that changes torch's global settings gets an error too, and the settings
+are put back before the next claim (torch_state).
+
+Child protocol: ``python claims_runner.py LEDGER RESULTS TIMEOUT [ID...]`` runs the
+listed claims (all if none) and appends JSON lines to RESULTS: ``{"start": id}``
+before a claim, ``{"id", "verdict", "evidence"}`` after it.
+"""
+
+import faulthandler
+import json
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+WATCHDOG_GRACE = 10
+
+
+def run_all(ledger, timeout, claims=None):
+    """{claim id: (verdict or None, evidence)} for every claim of ``ledger``."""
+    from autograd_recipes import claims_ledger
+
+    claims = claims if claims is not None else claims_ledger.load(ledger)
+    return _run(claims, ledger, timeout)
+
+
+def _run(claims, ledger, timeout):
+    pending = [c["id"] for c in claims]
+    limits = {c["id"]: float(c.get("timeout", timeout)) for c in claims}
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        while pending:
+            out = Path(tmp) / f"results-{len(results)}.jsonl"
+            deadline = sum(limits[i] + WATCHDOG_GRACE for i in pending) + 60  # last resort
+            try:
+                proc = subprocess.run(
+                    [
+                        sys.executable,
+                        "-m",
+                        "autograd_recipes.claims_runner",
+                        str(ledger),
+                        str(out),
+                        str(timeout),
+                        *pending,
+                    ],
+                    capture_output=True,
+                    text=True,
+                    timeout=deadline,
+                )
+                code, output = proc.returncode, proc.stdout + proc.stderr
+            except subprocess.TimeoutExpired as err:
+                code, output = "killed after its time limit", str(err.stdout or "") + str(err.stderr or "")
+            started = None
+            for line in out.read_text(encoding="utf-8").splitlines() if out.exists() else []:
+                record = json.loads(line)
+                if "start" in record:
+                    started = record["start"]
+                else:
+                    results[record["id"]] = (record["verdict"], record["evidence"])
+                    started = None
+            if started is not None:  # the process died inside this claim
+                tail = "\n".join(output.strip().splitlines()[-15:])
+                results[started] = (
+                    None,
+                    f"claim {started}: its process ended ({_exit_text(code)}) while the claim ran\n{tail}",
+                )
+            elif code != 0:
+                missing = [i for i in pending if i not in results]
+                raise RuntimeError(
+                    f"the claims process failed ({_exit_text(code)}) before claim "
+                    f"{missing[0] if missing else '?'}:\n{output}"
+                )
+            pending = [i for i in pending if i not in results]
+    return results
+
+
+def _exit_text(code):
+    if isinstance(code, int) and code < 0:
+        return f"killed by signal {-code}"
+    return f"exit {code}" if isinstance(code, int) else str(code)
+
+
+def _child(ledger, out, timeout, ids):
+    from autograd_recipes import claims_ledger, torch_state
+
+    wanted = set(ids)
+    claims = [c for c in claims_ledger.load(ledger) if not wanted or c["id"] in wanted]
+    baseline = torch_state.snapshot()
+    with open(out, "a", encoding="utf-8") as results:
+        for claim in claims:
+            limit = float(claim.get("timeout", timeout))
+            results.write(json.dumps({"start": claim["id"]}) + "\n")
+            results.flush()
+            verdict, evidence = _run_one(claims_ledger, claim, limit)
+            changed = torch_state.check_and_restore(baseline)
+            if changed:
+                verdict = None
+                evidence += (
+                    f"claim {claim['id']} changed torch's global settings "
+                    f"({'; '.join(changed)}); it must leave them as it found them\n"
+                )
+            results.write(json.dumps({"id": claim["id"], "verdict": verdict, "evidence": evidence}) + "\n")
+            results.flush()
+
+
+def _run_one(claims_ledger, claim, limit):
+    def on_timeout(signum, frame):
+        raise TimeoutError(
+            f"claim {claim['id']} still running after {limit:g} s "
+            "(its timeout, or claims_timeout in conf.py); stopped"
+        )
+
+    signal.signal(signal.SIGALRM, on_timeout)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    faulthandler.dump_traceback_later(limit + WATCHDOG_GRACE, exit=True)
+    try:
+        return claims_ledger.run(claim)
+    except SystemExit as exit_:  # not an Exception: run() lets it through
+        return None, f"claim {claim['id']} called sys.exit({exit_.code!r})\n"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        faulthandler.cancel_dump_traceback_later()
+
+
+if __name__ == "__main__":
+    _child(sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4:])

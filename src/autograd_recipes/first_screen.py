@@ -1,0 +1,67 @@
+"""A recipe's first screen is its lede and its first case: the downloads are one line under the lede.
+
+sphinx-gallery opens each recipe page with a note, "Go to the end to download the
+full example code", above the title; on a phone it fills the first screen, and it
+is what a search result quotes. It is removed; in its place, under the lede, one
+line links the same downloads (the script and the notebook that sphinx-gallery
+writes, and that its footer at the end of the page still offers).
+"""
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.locale import _
+
+NOTE_CLASS = "sphx-glr-download-link-note"
+FORMATS = (("sphx-glr-download-python", ".py"), ("sphx-glr-download-jupyter", ".ipynb"))
+
+
+def _downloads(doctree):
+    """{suffix: download_reference} of the gallery footer's links."""
+    found = {}
+    for container in doctree.findall(nodes.container):
+        for cls, suffix in FORMATS:
+            if cls in container["classes"]:
+                ref = next(iter(container.findall(addnodes.download_reference)), None)
+                if ref is not None:
+                    found[suffix] = ref
+    return {suffix: found[suffix] for _cls, suffix in FORMATS if suffix in found}
+
+
+def lede_end(section):
+    """Where a page's lede ends: after the title and the paragraphs right after it, before the
+    first case, cell or subsection (the versions banner goes there too: src/autograd_recipes/torch_matrix.py)."""
+    index = 1
+    while index < len(section.children) and isinstance(section[index], (nodes.paragraph, addnodes.only)):
+        index += 1
+    return index
+
+
+def move_downloads_up(app, doctree):
+    notes = [
+        only
+        for only in doctree.findall(addnodes.only)
+        if any(NOTE_CLASS in note["classes"] for note in only.findall(nodes.note))
+    ]
+    if not notes:
+        return
+    for only in notes:
+        only.parent.remove(only)
+    downloads = _downloads(doctree)
+    section = next(iter(doctree.findall(nodes.section)), None)
+    if section is None or not downloads:
+        return
+    line = nodes.paragraph(classes=["page-downloads"])
+    line += nodes.Text(_("Download this recipe:") + " ")
+    labels = {".py": _("script"), ".ipynb": _("notebook")}
+    for number, (suffix, ref) in enumerate(downloads.items()):
+        if number:
+            line += nodes.Text(" · ")
+        link = ref.deepcopy()
+        link.children = [nodes.inline("", f"{labels[suffix]} ({suffix})")]
+        line += link
+    section.insert(lede_end(section), line)
+
+
+def setup(app):
+    app.connect("doctree-read", move_downloads_up)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

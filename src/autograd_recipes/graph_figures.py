@@ -1,0 +1,137 @@
+"""Pictures of the autograd graph on the recipe and notebook pages, in the page's language.
+
+``recipes/autograd_graph.py`` reads the graph behind a tensor where a case is set up
+(``show_graph(t)``, one line per case) and draws it. This extension connects it to the build:
+
+* It loads that module before any recipe runs and gives it a ``PENDING`` list, so that
+  ``show_graph`` records instead of displaying. The module's code is part of the execution
+  environment's key (execution_env.py): changing it runs the recipes and notebooks again.
+* ``scrape`` (an ``image_scrapers`` entry of sphinx-gallery) takes the records a recipe block
+  made and puts after the block one ``.. autograd-graph::`` directive per record, the record as
+  JSON: no language in it, so the Korean build reuses the executed recipe as it is. The
+  recipe's first failing case is also written as an SVG file without any words of ours (torch's
+  names and version numbers only): sphinx-gallery copies it as the recipe's gallery thumbnail.
+* In a notebook, ``show_graph`` displays the record under ``autograd_graph.MIME``;
+  ``NotebookGraphs``, a myst-nb mime renderer registered by the
+  ``autograd_recipes_graphs-1.0.dist-info`` folder beside this file, makes the same node of it.
+* When a page is written, each node becomes a ``<figure>``: the SVG inline, labelled by its
+  caption (the text alternative, sentences made from the same record), with our labels in the
+  page's language from sphinx.po (``autograd_graph.WORDS`` lists the English) and torch's names
+  as they are. site.css gives the colours of the page's theme, light or dark. Other builders
+  (gettext) drop the node: it has no text to translate.
+"""
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.errors import ExtensionError
+from sphinx.locale import _
+from sphinx.util.docutils import SphinxDirective
+
+from autograd_recipes.project import ROOT
+
+MODULE = "autograd_graph"  # recipes/autograd_graph.py, imported by that name by the recipes too
+
+
+def drawer():
+    """The recipes' drawing module, loaded once: the recipes then import this same object."""
+    if MODULE not in sys.modules:
+        path = ROOT / "recipes" / f"{MODULE}.py"
+        spec = importlib.util.spec_from_file_location(MODULE, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[MODULE] = module
+        spec.loader.exec_module(module)
+    return sys.modules[MODULE]
+
+
+class graph_figure(nodes.General, nodes.Element):
+    """A graph record (``node["data"]``), drawn when the page is written."""
+
+
+class AutogradGraph(SphinxDirective):
+    """``.. autograd-graph::`` with a record as JSON content (written by ``scrape``)."""
+
+    has_content = True
+
+    def run(self):
+        try:
+            data = json.loads("\n".join(self.content))
+        except ValueError as err:
+            raise self.error(f"autograd-graph: the content is not a graph record: {err}") from err
+        return [graph_figure(data=data)]
+
+
+def scrape(block, block_vars, gallery_conf):
+    """sphinx-gallery scraper: the records of this block, as directives after its output."""
+    module = drawer()
+    records, module.PENDING[:] = list(module.PENDING), []
+    images = block_vars["image_path_iterator"]
+    rst = ""
+    for data in records:
+        if len(images) == 0 and data["verdict"] in module.FAILING:
+            thumbnail = Path(next(images)).with_suffix(".svg")
+            thumbnail.write_text(module.svg(data, tags=False, standalone=True), encoding="utf-8")
+            # an older build's placeholder would be found first (sphinx-gallery looks for .png first)
+            stale = thumbnail.parent / "thumb" / f"sphx_glr_{Path(block_vars['src_file']).stem}_thumb.png"
+            stale.unlink(missing_ok=True)
+        content = json.dumps(data, ensure_ascii=False, sort_keys=True)
+        rst += f"\n.. autograd-graph::\n\n    {content}\n\n"
+    return rst
+
+
+def reset_pending(gallery_conf, fname, when):
+    """sphinx-gallery ``reset_modules`` entry: each recipe starts with no records pending, and a
+    record no block's scraper took (a show_graph in a block that then raised) is not carried over."""
+    module = drawer()
+    if module.PENDING:
+        module.PENDING.clear()
+
+
+class NotebookGraphs:
+    """myst-nb mime renderer: a cell output carrying a graph record becomes a graph_figure."""
+
+    mime_priority_overrides = [("*", "application/vnd.autograd-recipes.graph+json", 0)]
+
+    @staticmethod
+    def handle_mime(renderer, data, inline):
+        if data.mime_type != drawer().MIME:
+            return None
+        content = data.content if isinstance(data.content, dict) else json.loads(data.content)
+        return [graph_figure(data=content)]
+
+
+def words():
+    """Our labels and sentences in the page's language (sphinx.po); torch's names stay."""
+    return {key: _(english) for key, english in drawer().WORDS.items()}
+
+
+def _fill(app, doctree, docname):
+    figures = list(doctree.findall(graph_figure))
+    if not figures:
+        return
+    if app.builder.format != "html":
+        for node in figures:
+            node.parent.remove(node)
+        return
+    module, labels = drawer(), words()
+    for n, node in enumerate(figures, 1):
+        html = module.figure(node["data"], labels, ident=f"autograd-graph-{n}")
+        node.replace_self(nodes.raw("", html, format="html"))
+
+
+def _start_collecting(app, config):
+    module = drawer()
+    module.PENDING = []
+    if NotebookGraphs.mime_priority_overrides[0][1] != module.MIME:
+        raise ExtensionError("graph_figures: NotebookGraphs' mime type differs from autograd_graph.MIME")
+
+
+def setup(app):
+    app.add_node(graph_figure)
+    app.add_directive("autograd-graph", AutogradGraph)
+    app.connect("config-inited", _start_collecting)
+    app.connect("doctree-resolved", _fill)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,139 @@
+"""Cut what a recipe block or a notebook cell printed at ``max_output_bytes``, and fail the build.
+
+A recipe that prints 20 MB would publish a 20 MB page in each language. When a
+page has been read (``doctree-read``), the output of each recipe code block
+(sphinx-gallery's ``sphx-glr-script-out`` literal blocks) and of each notebook
+cell (the ``output`` nodes in myst-nb's cell output container) is measured in
+UTF-8 bytes. Over ``max_output_bytes`` (conf.py), it is cut to that size on the
+page and a warning names where it came from: ``recipes/<name>.py:<line>`` (the
+block's first line, from sphinx-gallery's "GENERATED FROM PYTHON SOURCE LINES"
+comments) or ``docs/<name>.md:<line>`` (the cell's ``{code-cell}`` line, from
+myst-nb's source map). The build runs with -W, so it fails. A page that was cut
+is read again on the next build, so a rebuild that changes nothing fails too.
+
+Not covered: myst-nb merges a cell's stream output before any extension sees it,
+in time quadratic in the length of a line (myst_nb/core/utils.py, ``\r``
+handling): a cell printing a single line of megabytes stalls the build there.
+"""
+
+from docutils import nodes
+from sphinx.util import logging
+
+from autograd_recipes import upstream
+from autograd_recipes.project import PROJECT
+
+logger = logging.getLogger(__name__)
+SOURCE_LINES = upstream.GALLERY_SOURCE_LINES
+
+
+def _nb_element(node, name):
+    return isinstance(node, nodes.Element) and node.get("nb_element") == name
+
+
+def _size(node):
+    if _nb_element(node, "mime_bundle"):  # the page shows one of its renderings
+        return max((_size(child) for child in node.children), default=0)
+    return len(node.astext().encode())
+
+
+def _cut(node, keep, note):
+    """Keep the first ``keep`` bytes of ``node``'s text, and say so."""
+    if _nb_element(node, "mime_bundle"):
+        for rendering in node.children:
+            for child in list(rendering.children):
+                _cut(child, keep, note)
+        return
+    text = node.astext().encode()[:keep].decode(errors="ignore") + note
+    if isinstance(node, nodes.literal_block):
+        node[:] = [nodes.Text(text)]
+        node.rawsource = text
+    else:  # raw HTML cannot be cut anywhere: show the kept text instead
+        node.replace_self(nodes.literal_block(text, text, classes=node["classes"]))
+
+
+def _recipe_source(config, srcdir, docname):
+    gallery = PROJECT.gallery_dir + "/"
+    if docname.startswith(gallery):
+        return PROJECT.recipes_dir / (docname.removeprefix(gallery) + ".py")
+    return None
+
+
+def recipe_outputs(app, doctree, docname):
+    """(location, what, output nodes) for each recipe code block's output."""
+    source = _recipe_source(app.config, app.srcdir, docname)
+    if source is None:
+        return
+    line = None
+    for node in list(doctree.findall(lambda n: isinstance(n, (nodes.comment, nodes.literal_block)))):
+        match = SOURCE_LINES.fullmatch(node.astext()) if isinstance(node, nodes.comment) else None
+        if match:
+            line = match.group(1)
+        elif isinstance(node, nodes.literal_block) and upstream.GALLERY_OUTPUT_CLASS in node["classes"]:
+            yield (f"{source}:{line}" if line else docname), "this code block", [node]
+
+
+def notebook_outputs(app, doctree, docname):
+    """(location, what, output nodes) for each notebook cell's output."""
+    source_map = app.env.metadata[docname].get("source_map") or []
+    for cell in list(doctree.findall(lambda n: _nb_element(n, "cell_code"))):
+        output = next(cell.findall(lambda n: _nb_element(n, "cell_code_output")), None)
+        if output is None:
+            continue
+        index = cell.get("cell_index")
+        line = source_map[index] if index is not None and index < len(source_map) else cell.line
+        yield (docname, line), "this cell", list(output.children)
+
+
+def cap_outputs(app, doctree):
+    limit = app.config.max_output_bytes
+    docname = app.env.docname
+    for location, what, outputs in [
+        *recipe_outputs(app, doctree, docname),
+        *notebook_outputs(app, doctree, docname),
+    ]:
+        total = sum(_size(node) for node in outputs)
+        if total <= limit:
+            continue
+        app.env.output_cap_cut.add(docname)
+        logger.warning(
+            "%s printed %s bytes, more than max_output_bytes (%s, conf.py): its output is cut on the page",
+            what,
+            f"{total:,}",
+            f"{limit:,}",
+            location=location,
+        )
+        note = f"\n... [cut: {total:,} bytes printed, max_output_bytes is {limit:,}]\n"
+        budget = limit
+        for node in outputs:
+            size = _size(node)
+            if size > budget:
+                _cut(node, budget, note)
+            budget = max(0, budget - size)
+
+
+def _init_env(app, env, *args):
+    if not hasattr(env, "output_cap_cut"):
+        env.output_cap_cut = set()
+
+
+def _purge(app, env, docname):
+    env.output_cap_cut.discard(docname)
+
+
+def _merge(app, env, docnames, other):
+    env.output_cap_cut |= other.output_cap_cut & set(docnames)
+
+
+def _read_cut_again(app, env, added, changed, removed):
+    _init_env(app, env)
+    return sorted(env.output_cap_cut)
+
+
+def setup(app):
+    app.add_config_value("max_output_bytes", 100_000, "env", types=(int,))
+    app.connect("env-before-read-docs", _init_env)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
+    app.connect("env-get-outdated", _read_cut_again)
+    app.connect("doctree-read", cap_outputs, priority=300)  # before anything reads the outputs
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,108 @@
+"""The project a command works on, and the facts about it that everything reads.
+
+The machinery is installed once (``pip install -e .``), while a build or a check runs on
+a project: this checkout, or a copy of it (the tests and ``nox -s bench`` build copies).
+So the project is found from the working directory, which every command has as the
+project's root or a folder of it (nox runs there; the build's child processes and the
+notebooks' kernels, which run in docs/, inherit it), never from where this package's
+files are.
+
+``PROJECT`` is read once from ``conf.py``: the languages and which is the source, where
+the recipes are and what makes a file a recipe, the gallery's folder, the notebooks. The
+build, the extensions, the catalog check, bench, lighthouse, the torch matrix and the
+tests read these facts here, so each is written once, in conf.py.
+"""
+
+import runpy
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+# sphinx-gallery's names for the file its gallery index is made from, in the order it looks
+GALLERY_HEADERS = ("GALLERY_HEADER.rst", "GALLERY_HEADER.txt", "README.rst", "README.txt")
+NOTEBOOK_FORMAT = "file_format: mystnb"  # the front matter of a page of docs/ that myst-nb executes
+
+
+class NotAProject(SystemExit):
+    pass
+
+
+def find_root(start=None):
+    """The working directory (or ``start``) or the nearest folder above it holding ``conf.py``."""
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "conf.py").is_file():
+            return folder
+    raise NotAProject(f"no conf.py in {here} or above it: run this from the project's root folder")
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path
+
+    @cached_property
+    def config(self):
+        """conf.py's names, as Sphinx reads them (it imports nothing but the standard library)."""
+        return runpy.run_path(str(self.root / "conf.py"))
+
+    @property
+    def languages(self):
+        """The site's language codes, the source first (conf.py's ``site_languages``)."""
+        return tuple(self.config["site_languages"])
+
+    @property
+    def source_language(self):
+        return self.languages[0]
+
+    @property
+    def translations(self):
+        return self.languages[1:]
+
+    @property
+    def docs(self):
+        return self.root / "docs"
+
+    @property
+    def recipe_prefix(self):
+        """What starts a recipe's file name (conf.py's ``RECIPE_PREFIX``, sphinx-gallery's pattern)."""
+        return self.config["RECIPE_PREFIX"]
+
+    @property
+    def recipes_dir(self):
+        """The recipes' folder (sphinx-gallery's ``examples_dirs``, relative to docs/)."""
+        return (self.docs / self.config["sphinx_gallery_conf"]["examples_dirs"]).resolve()
+
+    @property
+    def gallery_dir(self):
+        """Where the gallery's pages go, relative to docs/ (``gallery_dirs``): also their docnames' folder."""
+        dirs = self.config["sphinx_gallery_conf"]["gallery_dirs"]
+        return dirs if isinstance(dirs, str) else dirs[0]
+
+    def recipes(self, recipes_dir=None):
+        """The recipes' scripts, in the gallery's order (by file name)."""
+        return sorted(Path(recipes_dir or self.recipes_dir).glob(f"{self.recipe_prefix}*.py"))
+
+    def gallery_header(self, recipes_dir=None):
+        """The file sphinx-gallery makes the gallery's index page from (the first it finds), or None."""
+        folder = Path(recipes_dir or self.recipes_dir)
+        return next((folder / n for n in GALLERY_HEADERS if (folder / n).is_file()), None)
+
+    def recipe_docnames(self):
+        return [f"{self.gallery_dir}/{p.stem}" for p in self.recipes()]
+
+    def notebooks(self, docs_dir=None):
+        """The pages of docs/ that myst-nb executes."""
+        return sorted(
+            p
+            for p in Path(docs_dir or self.docs).glob("*.md")
+            if NOTEBOOK_FORMAT in p.read_text(encoding="utf-8")[:300]
+        )
+
+    def catalogs(self, lang):
+        """locales/<lang>/LC_MESSAGES."""
+        return self.root / "locales" / lang / "LC_MESSAGES"
+
+
+ROOT = find_root()
+PROJECT = Project(ROOT)
+PACKAGE = Path(__file__).resolve().parent  # this package's own files (its tracebacks are not a page's)

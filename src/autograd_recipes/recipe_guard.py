@@ -1,0 +1,141 @@
+"""Run each recipe under the same conditions, with a time limit, and leave nothing behind.
+
+sphinx-gallery calls ``prepare_recipe`` (listed in ``reset_modules``) before and
+after every recipe. Before: torch is imported (so the first recipe's run time
+is not the cost of importing torch), the seed is fixed, and the breadcrumb says
+which recipe runs (src/autograd_recipes/build.py names it if the process dies). A recipe that
+runs longer than ``recipe_timeout`` seconds is stopped with a ``TimeoutError``
+naming it; one that does not stop (a native call that ignores the alarm) is
+ended, with every thread's traceback, by a watchdog ``WATCHDOG_GRACE`` seconds
+later. After: a recipe that changed torch's global settings (torch_state) or
+left a thread running fails the build by name, and its settings are put back so
+the recipes after it print what they would print alone; it also loses its
+sphinx-gallery cache entry, so the next build runs it again instead of passing.
+With ``RECIPE_EXECUTION_LOG`` set, each run is appended to that file (for
+``nox -s bench``).
+"""
+
+import faulthandler
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+from sphinx.util import logging
+
+from autograd_recipes import breadcrumb, upstream
+
+logger = logging.getLogger(__name__)
+WATCHDOG_GRACE = 10  # seconds after recipe_timeout before the process is ended
+THREAD_GRACE = 2  # seconds a recipe's thread may take to finish after the recipe
+_settings = {"timeout": 60}
+_run = {}  # what 'before' saw, for 'after'
+
+
+def _on_timeout(fname):
+    def handler(signum, frame):
+        raise TimeoutError(
+            f"recipe {fname} still running after {_settings['timeout']} s "
+            "(recipe_timeout in conf.py); stopped"
+        )
+
+    return handler
+
+
+def _recipe_path(gallery_conf, fname):
+    source = Path(gallery_conf["src_dir"]) / gallery_conf["examples_dirs"] / fname
+    return os.path.relpath(source.resolve(), Path(gallery_conf["src_dir"]).resolve().parent)
+
+
+def prepare_recipe(gallery_conf, fname, when):
+    if fname is None:  # called once on entering the gallery directory
+        return
+    if when == "before":
+        _before(gallery_conf, fname)
+    else:
+        _after(gallery_conf, fname)
+
+
+def _before(gallery_conf, fname):
+    if os.environ.get("RECIPE_EXECUTION_LOG"):  # nox -s bench counts executions
+        with open(os.environ["RECIPE_EXECUTION_LOG"], "a") as log:
+            log.write(Path(fname).name + "\n")
+    import torch
+
+    from autograd_recipes import shown_code, torch_state
+
+    source = Path(gallery_conf["src_dir"]) / gallery_conf["examples_dirs"] / fname
+    problem = shown_code.recipe_problem(source.read_text(encoding="utf-8"))
+    if problem:  # named here: sphinx-gallery's own check says neither file nor line
+        number, what = problem
+        logger.warning("hidden lines: %s", what, location=(str(source), number))
+    torch.manual_seed(0)
+    _run.update(state=torch_state.snapshot(), threads=set(threading.enumerate()))
+    breadcrumb.enter("recipe", _recipe_path(gallery_conf, fname))
+    signal.signal(signal.SIGALRM, _on_timeout(Path(fname).name))
+    signal.alarm(int(_settings["timeout"]))
+    faulthandler.dump_traceback_later(_settings["timeout"] + WATCHDOG_GRACE, exit=True)
+
+
+def _after(gallery_conf, fname):
+    from autograd_recipes import torch_state
+
+    signal.alarm(0)
+    faulthandler.cancel_dump_traceback_later()
+    problems = [
+        f"it changed torch's global settings ({'; '.join(changed)}); they were put back"
+        for changed in [torch_state.check_and_restore(_run["state"])]
+        if changed
+    ]
+    threads = _threads_left(_run["threads"])
+    if threads:
+        problems.append(
+            f"it left {len(threads)} thread(s) running ({', '.join(threads)}): "
+            "join them before the recipe ends"
+        )
+    path = _recipe_path(gallery_conf, fname)
+    for problem in problems:
+        # the path goes in the message: Sphinx would read a location without a line as a docname
+        logger.warning(
+            "%s: a recipe must leave the process as it found it: %s",
+            path,
+            problem,
+            type="recipe_guard",
+            subtype="leftover",
+        )
+    if problems:
+        upstream.gallery_md5_file(gallery_conf, fname).unlink(missing_ok=True)
+    breadcrumb.leave()
+
+
+def _threads_left(before):
+    deadline = time.monotonic() + THREAD_GRACE
+    left = []
+    for thread in threading.enumerate():
+        if thread in before:
+            continue
+        thread.join(max(0.0, deadline - time.monotonic()))
+        if thread.is_alive():
+            left.append(f"{thread.name}{' (daemon)' if thread.daemon else ''}")
+    return left
+
+
+def _check_recipe_names(app, config):
+    # Spaces in the checkout's path are fine (conf.py silences sphinx-gallery's check,
+    # which looks at whole paths); spaces in a recipe's own name would break its links.
+    recipes = Path(app.srcdir) / config.sphinx_gallery_conf["examples_dirs"]
+    for recipe in sorted(recipes.glob("*.py")):
+        if " " in recipe.name:
+            logger.warning("%s: recipe file names must not contain spaces", recipe)
+
+
+def _remember_timeout(app, config):
+    _settings["timeout"] = config.recipe_timeout
+
+
+def setup(app):
+    app.add_config_value("recipe_timeout", 60, "env", types=(int,))
+    app.connect("config-inited", _remember_timeout)
+    app.connect("config-inited", _check_recipe_names)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

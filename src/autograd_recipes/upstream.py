@@ -1,0 +1,73 @@
+"""What this project relies on in other packages beyond their documented options.
+
+Each name here is one assumption about another package's files, node classes or
+internals, so that an upgrade that breaks it fails in one place, with a test
+that names the assumption (tests/test_upstream.py checks each one against the
+installed versions). The extensions import these instead of reaching into the
+packages themselves.
+"""
+
+import re
+from pathlib import Path
+
+from autograd_recipes.project import PROJECT
+
+# --- sphinx-gallery ------------------------------------------------------------------
+#: the class of a code block's captured output in the generated page
+GALLERY_OUTPUT_CLASS = "sphx-glr-script-out"
+#: the container around the download links at the end of an example's page
+GALLERY_FOOTER_CLASS = "sphx-glr-footer"
+#: the comment before each generated block, naming its lines in the example's source
+GALLERY_SOURCE_LINES = re.compile(r"GENERATED FROM PYTHON SOURCE LINES (\d+)-\d+")
+
+
+def gallery_md5_file(gallery_conf, fname):
+    """sphinx-gallery skips an example whose ``<gallery dir>/<name>.py.md5`` matches its
+    source (gen_rst.md5sum_is_current); removing the file makes the next build run it."""
+    return Path(gallery_conf["src_dir"]) / PROJECT.gallery_dir / f"{fname}.md5"
+
+
+def gallery_md5_files(gallery_dir):
+    """Every example's md5 file in a generated gallery folder."""
+    return sorted(Path(gallery_dir).glob("*.py.md5"))
+
+
+def gallery_cost_file(srcdir, docname):
+    """``<gallery dir>/<name>.cost.json``: the last run's ``{"time": seconds, ...}``, kept when
+    an unchanged example is skipped (gen_rst._write_cached_cost)."""
+    return Path(srcdir) / f"{docname}.cost.json"
+
+
+# --- myst-nb and jupyter-cache -------------------------------------------------------
+#: myst-nb writes executed notebooks and their images to ``<outdir>/../jupyter_execute``
+MYST_NB_OUTPUT_FOLDER = "jupyter_execute"
+
+
+def notebook_exec_data(env, docname):
+    """myst-nb's record of a notebook's execution ({"runtime", "succeeded", ...}) or None."""
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    return NbMetadataCollector.get_exec_data(env, docname)
+
+
+def read_notebook(path, env, text):
+    """The notebook myst-nb's reader makes of a MyST Markdown page (no outputs)."""
+    from myst_nb.core.read import create_nb_reader
+
+    return create_nb_reader(str(path), env.myst_config, env.mystnb_config, text).read(text)
+
+
+def is_notebook_text(text):
+    from myst_nb.core.read import is_myst_markdown_notebook
+
+    return is_myst_markdown_notebook(text)
+
+
+def cached_outputs(cache_path, notebook):
+    """``notebook`` with the outputs of its cached run (jupyter-cache), or None."""
+    from jupyter_cache import get_cache
+
+    try:
+        return get_cache(cache_path).merge_match_into_notebook(notebook)[1]
+    except KeyError:  # no executed copy matches this source
+        return None
