@@ -31,7 +31,7 @@ from pathlib import Path
 
 import polib
 
-from autograd_recipes.project import PROJECT, Project
+from autograd_recipes.project import PROJECT
 
 # Interface strings for the theme and extensions, not made from the documents
 NOT_FROM_DOCUMENTS = {"sphinx"}
@@ -127,10 +127,9 @@ def translation_faults(msgid, msgstr, interface=False):
 def document_names(root):
     """The documents Sphinx builds, named as their catalogs are (docs/x.md -> x)."""
     names = {p.stem for p in (root / "docs").glob("*") if p.suffix in {".rst", ".md"}}
-    project = Project(root)
-    gallery = project.gallery_dir
-    names |= {f"{gallery}/{p.stem}" for p in project.recipes()}
-    if project.gallery_header():
+    recipes, gallery = root / PROJECT.recipes_dir.relative_to(PROJECT.root), PROJECT.gallery_dir
+    names |= {f"{gallery}/{p.stem}" for p in PROJECT.recipes(recipes)}
+    if PROJECT.gallery_header(recipes):
         names.add(f"{gallery}/index")  # sphinx-gallery's index page, made from the header
     return names
 
