@@ -20,7 +20,7 @@ from pathlib import Path
 
 import polib
 
-from autograd_recipes.project import PROJECT, ROOT
+from autograd_recipes.project import EXECUTION_LOG_VARIABLE, PROJECT, ROOT
 from autograd_recipes.site_scan import CSS_URL, OFF_SITE, loaded_resources
 
 LANGUAGES = PROJECT.languages  # the source first
@@ -46,7 +46,7 @@ SUITE_BUDGET = 180  # seconds for `nox -s tests` on a fresh clone (venv ready), 
 def build(project, log):
     """Run one `nox -s docs`-equivalent build; return (seconds, per-language seconds, executions)."""
     log.write_text("")
-    env = {**os.environ, "RECIPE_EXECUTION_LOG": str(log), "NO_COLOR": "1"}
+    env = {**os.environ, EXECUTION_LOG_VARIABLE: str(log), "NO_COLOR": "1"}
     start = time.perf_counter()
     result = subprocess.run(
         [sys.executable, "-m", "autograd_recipes.build"], cwd=project, env=env, capture_output=True, text=True

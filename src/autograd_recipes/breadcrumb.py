@@ -13,7 +13,9 @@ import json
 import os
 from pathlib import Path
 
-ENV = "AUTOGRAD_RECIPES_BREADCRUMB"
+from autograd_recipes.project import BREADCRUMB_VARIABLE
+
+ENV = BREADCRUMB_VARIABLE
 
 
 def _path():

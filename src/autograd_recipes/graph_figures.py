@@ -21,9 +21,7 @@
   (gettext) drop the node: it has no text to translate.
 """
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 from docutils import nodes
@@ -31,20 +29,12 @@ from sphinx.errors import ExtensionError
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
-from autograd_recipes.project import ROOT
-
-MODULE = "autograd_graph"  # recipes/autograd_graph.py, imported by that name by the recipes too
+from autograd_recipes.project import PROJECT
 
 
 def drawer():
-    """The recipes' drawing module, loaded once: the recipes then import this same object."""
-    if MODULE not in sys.modules:
-        path = ROOT / "recipes" / f"{MODULE}.py"
-        spec = importlib.util.spec_from_file_location(MODULE, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[MODULE] = module
-        spec.loader.exec_module(module)
-    return sys.modules[MODULE]
+    """The recipes' drawing module (project.py loads it once, by the name the recipes import)."""
+    return PROJECT.drawer()
 
 
 class graph_figure(nodes.General, nodes.Element):

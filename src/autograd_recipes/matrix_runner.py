@@ -37,7 +37,7 @@ import traceback
 from pathlib import Path
 
 from autograd_recipes import matrix_data
-from autograd_recipes.project import ROOT
+from autograd_recipes.project import PROJECT, ROOT
 
 RECIPE_TIMEOUT = 300  # seconds for one recipe on one release
 MAX_TEXT = 4000  # characters kept of an output, an error message or evidence
@@ -146,7 +146,7 @@ def run_recipe(path):
 def run_notebook(path):
     """The same for a notebook page: its code cells, one after another, in one namespace."""
     _without_ipython()
-    sys.path.insert(0, str(matrix_data.RECIPES_DIR))  # show_graph, as the page's hidden setup does
+    PROJECT.drawer()  # show_graph, as the page's hidden setup has it
     return _run_blocks(path, "notebooks", _cells(path))
 
 

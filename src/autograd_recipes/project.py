@@ -13,13 +13,16 @@ build, the extensions, the catalog check, bench, lighthouse, the torch matrix an
 tests read these facts here, so each is written once, in conf.py.
 """
 
+import importlib.util
 import runpy
+import sys
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 # sphinx-gallery's names for the file its gallery index is made from, in the order it looks
 GALLERY_HEADERS = ("GALLERY_HEADER.rst", "GALLERY_HEADER.txt", "README.rst", "README.txt")
+DRAWER = "autograd_graph"  # the recipes' graph drawer, recipes/autograd_graph.py
 NOTEBOOK_FORMAT = "file_format: mystnb"  # the front matter of a page of docs/ that myst-nb executes
 
 
@@ -98,10 +101,27 @@ class Project:
             if NOTEBOOK_FORMAT in p.read_text(encoding="utf-8")[:300]
         )
 
+    def drawer(self):
+        """recipes/autograd_graph.py, loaded once as the module ``autograd_graph``: the name the
+        recipes and notebooks import (``python recipes/x.py`` finds it beside the script; the
+        build, the matrix and the tests have it loaded here instead of editing sys.path)."""
+        if DRAWER not in sys.modules:
+            spec = importlib.util.spec_from_file_location(DRAWER, self.recipes_dir / f"{DRAWER}.py")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[DRAWER] = module
+            spec.loader.exec_module(module)
+        return sys.modules[DRAWER]
+
     def catalogs(self, lang):
         """locales/<lang>/LC_MESSAGES."""
         return self.root / "locales" / lang / "LC_MESSAGES"
 
+
+# The variables that cross a process boundary (besides SOURCE_DATE_EPOCH and Jupyter's own):
+# the file where the build's child notes what it is running (breadcrumb), and the log where
+# ``nox -s bench`` counts the recipes a build ran (recipe_guard)
+BREADCRUMB_VARIABLE = "AUTOGRAD_RECIPES_BREADCRUMB"
+EXECUTION_LOG_VARIABLE = "AUTOGRAD_RECIPES_EXECUTION_LOG"
 
 ROOT = find_root()
 PROJECT = Project(ROOT)

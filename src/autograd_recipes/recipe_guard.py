@@ -11,7 +11,7 @@ later. After: a recipe that changed torch's global settings (torch_state) or
 left a thread running fails the build by name, and its settings are put back so
 the recipes after it print what they would print alone; it also loses its
 sphinx-gallery cache entry, so the next build runs it again instead of passing.
-With ``RECIPE_EXECUTION_LOG`` set, each run is appended to that file (for
+With ``AUTOGRAD_RECIPES_EXECUTION_LOG`` (project.EXECUTION_LOG_VARIABLE) set, each run is appended to that file (for
 ``nox -s bench``).
 """
 
@@ -25,6 +25,7 @@ from pathlib import Path
 from sphinx.util import logging
 
 from autograd_recipes import breadcrumb, upstream
+from autograd_recipes.project import EXECUTION_LOG_VARIABLE
 
 logger = logging.getLogger(__name__)
 WATCHDOG_GRACE = 10  # seconds after recipe_timeout before the process is ended
@@ -58,8 +59,8 @@ def prepare_recipe(gallery_conf, fname, when):
 
 
 def _before(gallery_conf, fname):
-    if os.environ.get("RECIPE_EXECUTION_LOG"):  # nox -s bench counts executions
-        with open(os.environ["RECIPE_EXECUTION_LOG"], "a") as log:
+    if os.environ.get(EXECUTION_LOG_VARIABLE):  # nox -s bench counts executions
+        with open(os.environ[EXECUTION_LOG_VARIABLE], "a") as log:
             log.write(Path(fname).name + "\n")
     import torch
 
