@@ -8,9 +8,11 @@ and names it: this is what tells a maintainer upgrading torch which pages went
 stale. Pages that a claim points to get links to the claims they settle.
 
 The claims run in a process of their own (claims_runner), each with a time
-limit. Their results are cached in ``build/claims/`` per ledger, runner code,
-torch and Python (``_key``), so the Korean build reuses the English build's run;
-results with an error are never cached.
+limit, started when the builder is ready so that they run beside the recipes
+(LedgerRun); the versions check and this page share that one run. Their results
+are cached in ``build/claims/`` per ledger, runner code, torch and Python
+(``_key``), so the Korean build reuses the English build's run; results with an
+error are never cached.
 """
 
 import hashlib
@@ -18,6 +20,7 @@ import json
 import os
 import platform
 import sys
+import threading
 import tomllib
 from collections import Counter
 from importlib.metadata import version
@@ -99,18 +102,53 @@ def write_cache(path, observed):
     os.replace(tmp, path)
 
 
-def results(config, srcdir):
-    """{claim id: (observed verdict, evidence)}, run once per _key in a clean process.
+class LedgerRun:
+    """The ledger's results for this build: read from the cache, or run once.
 
-    Results with an error are not cached: the next build runs the ledger again."""
-    cache = cache_file(config, srcdir)
-    cached = read_cache(cache)
-    if cached is not None:
-        return cached
-    observed = claims_runner.run_all(config.claims_ledger, config.claims_timeout)
-    if all(verdict is not None for verdict, _ in observed.values()):
-        write_cache(cache, observed)
-    return observed
+    The run starts when the builder is ready, in a thread that waits on the claims' own
+    process (claims_runner), so it goes on beside the recipes sphinx-gallery runs then and
+    the notebooks read next; the versions check and the claims page both wait for this one
+    run. Results with an error are not cached: the next build runs the ledger again."""
+
+    def __init__(self, config, srcdir):
+        self.cache = cache_file(config, srcdir)
+        self.observed = read_cache(self.cache)
+        self.failure = None
+        self.pid = os.getpid()  # a thread does not survive a fork (sphinx -j): a child runs its own
+        self.thread = None
+        self.args = (config.claims_ledger, config.claims_timeout)
+        if self.observed is None:
+            self.thread = threading.Thread(target=self._run, args=self.args, daemon=True)
+            self.thread.start()
+
+    def _run(self, ledger, timeout):
+        try:
+            self.observed = claims_runner.run_all(ledger, timeout)
+        except Exception as err:  # raised where the results are read, in Sphinx's thread
+            self.failure = err
+        if self.observed and all(verdict is not None for verdict, _ in self.observed.values()):
+            write_cache(self.cache, self.observed)
+
+    def results(self):
+        """{claim id: (observed verdict, evidence)}."""
+        if self.thread is not None and os.getpid() == self.pid:
+            self.thread.join()
+        elif self.observed is None:  # a forked reader
+            self._run(*self.args)
+        if self.failure is not None:
+            raise self.failure
+        return self.observed
+
+
+def _start_run(app):
+    app.ledger_run = LedgerRun(app.config, app.srcdir)
+
+
+def results(app):
+    """{claim id: (observed verdict, evidence)}, run once per build and _key in a clean process."""
+    if getattr(app, "ledger_run", None) is None:
+        _start_run(app)
+    return app.ledger_run.results()
 
 
 def _line_of(ledger_text, claim_id):
@@ -134,7 +172,7 @@ class ClaimsLedger(SphinxDirective):
         except claims_ledger.LedgerError as err:
             logger.warning("%s", err, location=self.get_location())
             return []
-        observed = results(self.config, self.env.srcdir)
+        observed = results(self.env.app)
         if "articles" in self.options:
             claims = [c for c in claims if c["article"] in self.options["articles"].split()]
         ledger_text = ledger_path.read_text(encoding="utf-8")
@@ -261,6 +299,8 @@ def setup(app):
     app.add_config_value("claims_ledger", default, "env", types=(str,))
     app.add_config_value("claims_timeout", 60, "env", types=(int, float))
     app.add_directive("claims-ledger", ClaimsLedger)
+    # before sphinx-gallery (500) runs the recipes at builder-inited: the claims run beside them
+    app.connect("builder-inited", _start_run, priority=100)
     app.connect("env-before-read-docs", _index_claims)
     app.connect("env-get-outdated", _outdated_when_torch_changes)
     app.connect("doctree-resolved", _resolve_page_links)

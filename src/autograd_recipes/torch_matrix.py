@@ -585,7 +585,7 @@ def _check_pinned(app):
             where,
         )
         return
-    observed = claims.results(app.config, app.srcdir)
+    observed = claims.results(app)
     for claim_id, recorded, live in matrix_data.live_mismatches(record, observed, state.hashes):
         logger.warning(
             "claim %s on the pinned torch %s: recorded %r in %s, but the live run gives %r",
