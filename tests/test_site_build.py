@@ -210,3 +210,27 @@ def test_torch_upgrade_runs_every_recipe_and_notebook_again(upgraded_build):
     # every page's provenance line names the torch the build saw (src/autograd_recipes/provenance.py)
     for page in ("index.html", "glossary.html", "recipes/plot_01_manual_weight_update.html"):
         assert "Checked on torch 2.99.0 with Python" in html(project, page), page
+
+
+def test_the_outputs_key_reads_the_drawer_of_the_project_being_built(tmp_path):
+    """A copy's changed drawer (recipes/autograd_graph.py) changes the key its recipes' outputs
+    are kept under, whatever checkout the package is installed from."""
+    import shutil
+    import subprocess
+    import sys
+
+    script = "from autograd_recipes import execution_env; print(execution_env.environment_key())"
+    keys = []
+    for name, extra in (("same", ""), ("changed", "\n# a changed drawer\n")):
+        copy = tmp_path / name
+        (copy / "recipes").mkdir(parents=True)
+        shutil.copy(ROOT / "conf.py", copy)
+        drawer = (ROOT / "recipes" / "autograd_graph.py").read_text(encoding="utf-8")
+        (copy / "recipes" / "autograd_graph.py").write_text(drawer + extra, encoding="utf-8")
+        done = subprocess.run([sys.executable, "-c", script], cwd=copy, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        keys.append(done.stdout.strip())
+    here = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert keys[0] == here.stdout.strip() and keys[1] != keys[0], keys

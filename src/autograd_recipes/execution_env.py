@@ -22,12 +22,11 @@ from pathlib import Path
 from sphinx.util import logging
 
 from autograd_recipes import upstream
-from autograd_recipes.project import PROJECT
+from autograd_recipes.project import DRAWER, PROJECT
 
 logger = logging.getLogger(__name__)
 DISTRIBUTIONS = ("torch", "numpy")  # what the recipes and notebooks import
 GUARDS = ("recipe_guard.py", "torch_state.py")  # code that runs around every recipe
-DRAWER = "recipes/autograd_graph.py"  # reads the graphs the recipes and notebooks draw (graph_figures)
 STAMP = ".execution-environment"  # in the generated gallery folder: the key of its outputs
 
 
@@ -45,7 +44,12 @@ def environment():
     described.update(python=sys.version.split()[0], platform=platform.platform())
     for name in GUARDS:
         described[name] = hashlib.sha256((here / name).read_bytes()).hexdigest()[:12]
-    described[DRAWER] = hashlib.sha256((here.parents[1] / DRAWER).read_bytes()).hexdigest()[:12]
+    # the drawer, which reads the graphs the recipes and notebooks draw (graph_figures): the
+    # project's own, never the checkout's the package is installed from
+    drawer = PROJECT.recipes_dir / f"{DRAWER}.py"
+    described[drawer.relative_to(PROJECT.root).as_posix()] = hashlib.sha256(drawer.read_bytes()).hexdigest()[
+        :12
+    ]
     return described
 
 
