@@ -1,7 +1,7 @@
 """Sphinx configuration for Autograd Recipes.
 
-Build with ``nox -s docs`` (which runs ``python -m autograd_recipes.build``: English, then Korean).
-Kept declarative: behaviour lives in the package src/autograd_recipes, one concern per module.
+Build with ``nox -s docs`` (which runs ``python -m autograd_recipes.publish.build``: English, then Korean).
+Kept declarative: behaviour lives in the package src/autograd_recipes (by subsystem: execution, evidence, i18n, pages, publish), one concern per module.
 """
 
 import os
@@ -14,38 +14,38 @@ author = "the autograd-recipes contributors"
 copyright = "2026, the autograd-recipes contributors"
 
 extensions = [
-    "autograd_recipes.kernel_ipc",
+    "autograd_recipes.execution.kernel_ipc",
     "myst_nb",
     "sphinx_gallery.gen_gallery",
     "sphinx_copybutton",
-    "autograd_recipes.mathml",
-    "autograd_recipes.notebook_download",
-    "autograd_recipes.output_cap",
-    "autograd_recipes.shown_code",
-    "autograd_recipes.first_screen",
-    "autograd_recipes.notebook_breadcrumb",
-    "autograd_recipes.recipe_guard",
-    "autograd_recipes.execution_env",
-    "autograd_recipes.site_languages",
-    "autograd_recipes.source_links",
-    "autograd_recipes.provenance",
-    "autograd_recipes.offline_copy",
-    "autograd_recipes.page_summary",
-    "autograd_recipes.page_weight",
-    "autograd_recipes.theme_a11y",
-    "autograd_recipes.viewport_tag",
-    "autograd_recipes.korean_search",
-    "autograd_recipes.file_search",
-    "autograd_recipes.ui_strings",
-    "autograd_recipes.claims",
-    "autograd_recipes.claim_links",
-    "autograd_recipes.recipe_list",
-    "autograd_recipes.gallery_cards",
-    "autograd_recipes.first_gloss",
-    "autograd_recipes.graph_figures",
-    "autograd_recipes.torch_matrix",
-    "autograd_recipes.execution_report",
-    "autograd_recipes.translation_guard",
+    "autograd_recipes.pages.mathml",
+    "autograd_recipes.execution.notebook_download",
+    "autograd_recipes.execution.output_cap",
+    "autograd_recipes.pages.shown_code",
+    "autograd_recipes.pages.first_screen",
+    "autograd_recipes.execution.notebook_breadcrumb",
+    "autograd_recipes.execution.recipe_guard",
+    "autograd_recipes.execution.cache_key",
+    "autograd_recipes.i18n.site_languages",
+    "autograd_recipes.pages.source_links",
+    "autograd_recipes.pages.provenance",
+    "autograd_recipes.publish.offline_copy",
+    "autograd_recipes.pages.page_summary",
+    "autograd_recipes.pages.lazy_thumbnails",
+    "autograd_recipes.pages.theme_a11y",
+    "autograd_recipes.pages.viewport_tag",
+    "autograd_recipes.i18n.korean_search",
+    "autograd_recipes.pages.file_search",
+    "autograd_recipes.i18n.ui_strings",
+    "autograd_recipes.evidence.claims",
+    "autograd_recipes.evidence.claim_links",
+    "autograd_recipes.pages.recipe_list",
+    "autograd_recipes.pages.gallery_cards",
+    "autograd_recipes.i18n.first_gloss",
+    "autograd_recipes.pages.graph_figures",
+    "autograd_recipes.evidence.torch_matrix",
+    "autograd_recipes.execution.execution_report",
+    "autograd_recipes.i18n.translation_guard",
 ]
 
 # --- languages: one English source, Korean from gettext catalogs ---------------------
@@ -120,10 +120,10 @@ sphinx_gallery_conf = {
     # tables and rich HTML outputs, which no recipe has (three requests less per page)
     "css": ("sg_gallery",),
     # the recipes' pictures are their autograd graphs (graph_figures); no matplotlib
-    "image_scrapers": ("autograd_recipes.graph_figures.scrape",),
+    "image_scrapers": ("autograd_recipes.pages.graph_figures.scrape",),
     "reset_modules": (
-        "autograd_recipes.recipe_guard.prepare_recipe",
-        "autograd_recipes.graph_figures.reset_pending",
+        "autograd_recipes.execution.recipe_guard.prepare_recipe",
+        "autograd_recipes.pages.graph_figures.reset_pending",
     ),
     "reset_modules_order": "both",
     # which torch names each recipe uses (resolved from its code as it ran), for the
@@ -138,7 +138,7 @@ claims_timeout = 180  # seconds per claim of docs/claims.toml (its own `timeout`
 nb_execution_mode = "cache"
 nb_execution_cache_path = str(ROOT / "build" / ".jupyter_cache")
 # a failing cell is a warning naming the notebook (-W fails the build; the other pages are still
-# checked), not a Sphinx crash; execution_env reads a failed notebook again on the next build
+# checked), not a Sphinx crash; execution.cache_key reads a failed notebook again on the next build
 nb_execution_raise_on_error = False
 nb_execution_show_tb = True
 nb_execution_timeout = 60

@@ -78,7 +78,7 @@ def docs(session):
     ``nox -s docs -- --lang en`` builds English only.
     """
     install(session)
-    session.run("python", "-m", "autograd_recipes.build", *session.posargs)
+    session.run("python", "-m", "autograd_recipes.publish.build", *session.posargs)
 
 
 @nox.session
@@ -103,13 +103,13 @@ def i18n(session):
     """Refresh every translation's catalogs from the English source, then list what needs translating."""
     install(session)
     shutil.rmtree("build/gettext", ignore_errors=True)  # no orphan templates from removed pages
-    session.run("python", "-m", "autograd_recipes.build", "--gettext")
+    session.run("python", "-m", "autograd_recipes.publish.build", "--gettext")
     for lang in translations():
         session.run("sphinx-intl", "update", "-p", "build/gettext", "-l", lang, "-d", "locales")
         session.run(
             "python",
             "-m",
-            "autograd_recipes.check_catalogs",
+            "autograd_recipes.i18n.check_catalogs",
             "--pot",
             "build/gettext",
             "--locale",
@@ -122,7 +122,7 @@ def i18n(session):
 def bench(session):
     """Time cold and incremental builds on a copy of the project; check the budgets."""
     install(session)
-    session.run("python", "-m", "autograd_recipes.bench")
+    session.run("python", "-m", "autograd_recipes.publish.bench")
 
 
 @nox.session
@@ -136,11 +136,11 @@ def claims(session):
         session.error("give a torch version: nox -s claims -- 2.9.1")
     install(session, f"torch=={session.posargs[0]}")
     install(session, *PACKAGE_ALONE)
-    session.run("python", "-m", "autograd_recipes.claims_ledger", success_codes=[0, 1])
+    session.run("python", "-m", "autograd_recipes.evidence.claims_ledger", success_codes=[0, 1])
 
 
 MATRIX_ENVS = Path(".nox") / "matrix-envs"  # one at a time, removed after its run
-MATRIX_RUNNER = ["-m", "autograd_recipes.matrix_runner"]
+MATRIX_RUNNER = ["-m", "autograd_recipes.evidence.matrix_runner"]
 # the machinery without its dependencies: where torch is all it needs (a release of the matrix)
 PACKAGE_ALONE = ("--no-deps", "-e", ".")
 FIRST_RELEASE = (2, 0)
@@ -262,14 +262,16 @@ def matrix(session):
 def lighthouse(session):
     """Lighthouse scores of build/html (run ``nox -s docs`` first), served gzipped as GitHub Pages does.
 
-    Installs the pinned npm package (package.json, ``npm ci``), then runs ``src/autograd_recipes/lighthouse.py``
+    Installs the pinned npm package (package.json, ``npm ci``), then runs ``src/autograd_recipes/publish/lighthouse.py``
     with the mobile profile in Chromium on the landing page, a recipe, the guide, the claims
     page and the versions page of each language; fails when one scores under 95 for performance or 100 for the others.
     ``nox -s lighthouse -- --runs 3`` takes the median of three runs per page.
     """
-    install(session, *PACKAGE_ALONE)  # src/autograd_recipes/lighthouse.py needs only the standard library
+    install(
+        session, *PACKAGE_ALONE
+    )  # src/autograd_recipes/publish/lighthouse.py needs only the standard library
     session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
-    session.run("python", "-m", "autograd_recipes.lighthouse", *session.posargs)
+    session.run("python", "-m", "autograd_recipes.publish.lighthouse", *session.posargs)
 
 
 @nox.session(venv_backend="none")

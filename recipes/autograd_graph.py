@@ -12,7 +12,7 @@ it failing.)
 
 What becomes of the record depends on where the code runs:
 
-* in the site's build, ``src/autograd_recipes/graph_figures.py`` has set ``PENDING`` to a list: the record
+* in the site's build, ``src/autograd_recipes/pages/graph_figures.py`` has set ``PENDING`` to a list: the record
   goes there and is drawn into the page, with the page language's labels, and the recipe's
   first failing case becomes its gallery thumbnail;
 * in IPython or Jupyter the picture is displayed, with English labels;

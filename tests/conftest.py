@@ -44,7 +44,7 @@ def seeded_copy(dest, built_site):
 def _build_command(project, extra, env, offline=False):
     env = {k: v for k, v in {**os.environ, **(env or {})}.items() if k != "FORCE_COLOR"}
     env.update(PYTHONHASHSEED="0", NO_COLOR="1")  # plain text to assert on
-    command = [sys.executable, "-m", "autograd_recipes.build", "--no-color", *extra]
+    command = [sys.executable, "-m", "autograd_recipes.publish.build", "--no-color", *extra]
     if offline:
         # a new network namespace has only a loopback device, down: bring it up for the notebook kernel
         command = ["unshare", "--net", "sh", "-c", "ip link set lo up && exec " + shlex.join(command)]
@@ -57,7 +57,7 @@ def _finish(result_stdout, result_stderr):
 
 
 def build_site(project, *extra, timeout=900, env=None, offline=False):
-    """Build ``project`` with its own src/autograd_recipes/build.py; return (exit code, all output)."""
+    """Build ``project`` with its own src/autograd_recipes/publish/build.py; return (exit code, all output)."""
     command, env = _build_command(project, extra, env, offline)
     result = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=timeout)
     return result.returncode, _finish(result.stdout, result.stderr)
@@ -73,7 +73,7 @@ PARALLEL_BUILDS = 4  # at once; most of a build is one core or waiting
 
 
 def background_build(project, *extra, env=None, offline=False, timeout=900):
-    """A background.Build of ``project`` with its src/autograd_recipes/build.py (as build_site runs it)."""
+    """A background.Build of ``project`` with its src/autograd_recipes/publish/build.py (as build_site runs it)."""
     command, env = _build_command(project, extra, env, offline)
     return background.Build(project, command, env, timeout)
 

@@ -440,7 +440,8 @@ def test_printed_build_path_is_refused_naming_the_page(fault_build):
     project, code, output, seconds = fault_build
     page = project / "build/html/en/recipes/plot_02_residual_add.html"
     assert re.search(
-        rf"autograd_recipes\.build: {re.escape(str(page))}:\d+: shows the build machine's path", output
+        rf"autograd_recipes\.publish\.build: {re.escape(str(page))}:\d+: shows the build machine's path",
+        output,
     ), output
 
 
@@ -477,7 +478,7 @@ EXITS = {
     "running recipe recipes/plot_01_manual_weight_update.py",
     'sys.exit("planted message")': "recipes/plot_01_manual_weight_update.py:{line}: sys.exit('planted message') "
     "ended the build while running recipe recipes/plot_01_manual_weight_update.py",
-    "os._exit(0)": "autograd_recipes.build: the en build ended before it finished (exit 0), while running recipe "
+    "os._exit(0)": "autograd_recipes.publish.build: the en build ended before it finished (exit 0), while running recipe "
     "recipes/plot_01_manual_weight_update.py; nothing it wrote can be published",
 }
 
@@ -507,7 +508,7 @@ def test_recipe_that_exits_fails_the_build_naming_it(exit_builds, call):
     recipe = result.project / "recipes/plot_01_manual_weight_update.py"
     assert result.code != 0, result.output
     assert EXITS[call].format(line=line_of(recipe, call)) in result.output, result.output
-    assert "autograd_recipes.build: the en build failed" in result.output
+    assert "autograd_recipes.publish.build: the en build failed" in result.output
 
 
 WATCHDOG_RECIPE_TIMEOUT = 10  # long enough for the recipe to block the alarm first, under load
@@ -541,13 +542,13 @@ def test_recipe_that_ignores_its_timeout_is_ended_by_the_watchdog(watchdog_build
     assert code == 1, (
         f"ended by its time limit, not the watchdog (exit {code} after {watchdog_build.seconds:.0f} s)"
     )
-    from autograd_recipes.recipe_guard import WATCHDOG_GRACE
+    from autograd_recipes.execution.recipe_guard import WATCHDOG_GRACE
 
     assert f"Timeout (0:00:{WATCHDOG_RECIPE_TIMEOUT + WATCHDOG_GRACE})!" in output, (
         output
     )  # faulthandler's dump
     assert (
-        "autograd_recipes.build: the en build ended before it finished (exit 1), while running recipe "
+        "autograd_recipes.publish.build: the en build ended before it finished (exit 1), while running recipe "
         "recipes/plot_01_manual_weight_update.py"
     ) in output, output
 
@@ -578,7 +579,7 @@ def test_dead_notebook_kernel_fails_the_build_naming_the_cell(dead_kernel_build)
     assert "DeadKernelError: Kernel died" in output
     cell = line_of(notebook, "import os; os._exit(1)") - 1  # its {code-cell} line
     assert (
-        f"autograd_recipes.build: the en build stopped while running notebook cell "
+        f"autograd_recipes.publish.build: the en build stopped while running notebook cell "
         f"docs/inplace_overview.md:{cell} (import os; os._exit(1))"
     ) in output, output
 
@@ -594,7 +595,7 @@ def test_second_build_in_the_same_checkout_is_refused(tmp_path):
         code, output = build_site(project, "--lang", "en", timeout=60)
     assert code == 1
     assert (
-        "autograd_recipes.build: another build is running in this checkout (pid 4242, started "
+        "autograd_recipes.publish.build: another build is running in this checkout (pid 4242, started "
         "2026-11-30T12:00:00); wait for it to end"
     ) in output, output
     assert not (project / "build" / "html").exists()
@@ -603,7 +604,7 @@ def test_second_build_in_the_same_checkout_is_refused(tmp_path):
 def test_incomplete_site_is_reported_page_by_page(built_site, tmp_path):
     import shutil
 
-    from autograd_recipes import build
+    from autograd_recipes.publish import build
 
     html = tmp_path / "html"
     shutil.copytree(built_site[0] / "build/html", html)
@@ -617,7 +618,7 @@ def test_incomplete_site_is_reported_page_by_page(built_site, tmp_path):
 
 
 def test_truncated_claims_cache_is_a_miss(tmp_path):
-    from autograd_recipes import claims
+    from autograd_recipes.evidence import claims
 
     cache = tmp_path / "results.json"
     claims.write_cache(cache, {"a": ["holds", "evidence"]})
@@ -634,7 +635,7 @@ CONTROL_CLAIM = PLANTED_CLAIMS[PLANTED_CLAIMS.index('[[claim]]\nid = "planted-st
 
 def test_running_claims_in_their_own_process_survives_exits(tmp_path):
     """The runner alone, without a build, with a control claim that must pass."""
-    from autograd_recipes import claims_runner
+    from autograd_recipes.evidence import claims_runner
 
     ledger = tmp_path / "claims.toml"
     ledger.write_text(PLANTED_CLAIMS.replace("timeout = 2", "timeout = 1"))

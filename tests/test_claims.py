@@ -7,7 +7,7 @@ import re
 import pytest
 from conftest import LANGUAGES, ROOT, write_ledger
 
-from autograd_recipes import claims_ledger
+from autograd_recipes.evidence import claims_ledger
 
 CLAIMS = claims_ledger.load()
 
@@ -65,7 +65,7 @@ def control_results(tmp_path_factory):
     no verdict rests on a timing, so the machine's load changes none."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from autograd_recipes import claims_runner
+    from autograd_recipes.evidence import claims_runner
 
     folder = tmp_path_factory.mktemp("controls")
     ledgers = [

@@ -3,7 +3,7 @@ shows below it (prints that output, or raises that error), with no name the page
 
 Run on the shared build, in both languages (the Korean pages show the same code). The
 helpers of the build (``expect_error``, the graph drawing, the checks) run on the page
-but are not shown (src/autograd_recipes/shown_code.py), so they are not in what the reader copies.
+but are not shown (src/autograd_recipes/pages/shown_code.py), so they are not in what the reader copies.
 """
 
 import re
@@ -12,7 +12,7 @@ import pytest
 from conftest import LANGUAGES
 from copy_paste import normalized, page_blocks, run_blocks
 
-from autograd_recipes import matrix_data
+from autograd_recipes.evidence import matrix_data
 
 PAGES = [f"recipes/{p.stem}.html" for p in matrix_data.recipe_paths()] + [
     f"{p.stem}.html" for p in matrix_data.notebook_paths()
@@ -66,7 +66,7 @@ def test_a_name_the_page_does_not_define_is_caught(tmp_path):
 def test_a_translated_block_differs_only_in_its_comments():
     """Korean pages show the code with Korean comments (the code_comments catalog); the code
     itself must stay token for token, so a translation that smuggles in a line is refused."""
-    from autograd_recipes import shown_code
+    from autograd_recipes.pages import shown_code
 
     code = "y = x.exp()  # exp saves y for its backward\nprint(y)"
     korean = shown_code.translated(
@@ -82,7 +82,7 @@ def test_hidden_lines_pair_up_and_stay_out_of_prose():
     """The markers' checks, which name the line: paired markers hide their lines and the rest is
     dedented; an unpaired marker, or one in a block's prose (sphinx-gallery would read it as
     text and lose the pair), is reported with its line."""
-    from autograd_recipes import shown_code
+    from autograd_recipes.pages import shown_code
 
     start, end = "# sphinx_gallery_start_ignore", "# sphinx_gallery_end_ignore"
     code = f"{start}\nwith check():\n    {end}\n    w.add_(1)"

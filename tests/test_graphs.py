@@ -15,14 +15,14 @@ import pytest
 import torch
 from conftest import LANGUAGES, RECIPES, ROOT
 
-from autograd_recipes.bench import first_visit_bytes
-from autograd_recipes.graph_figures import drawer
+from autograd_recipes.pages.graph_figures import drawer
+from autograd_recipes.publish.bench import first_visit_bytes
 
 ag = drawer()  # recipes/autograd_graph.py, the module the recipes and the build import
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 NOTEBOOKS = {"inplace_overview": ROOT / "docs" / "inplace_overview.md"}
-PAGE_BUDGET = 250 * 1024  # first visit of a recipe page (src/autograd_recipes/bench.py's budget)
+PAGE_BUDGET = 250 * 1024  # first visit of a recipe page (src/autograd_recipes/publish/bench.py's budget)
 
 
 def node(data, name):
@@ -336,7 +336,7 @@ def test_notebooks_carry_the_record_and_myst_nb_finds_the_renderer():
     the node the page draws."""
     from importlib.metadata import entry_points
 
-    from autograd_recipes import graph_figures
+    from autograd_recipes.pages import graph_figures
 
     x = torch.randn(2, requires_grad=True)
     first, second = ag.Graph(ag.record(x.exp())), ag.Graph(ag.record(x.sin()))

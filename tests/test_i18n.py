@@ -10,9 +10,9 @@ import polib
 import pytest
 from conftest import ROOT, copy_project
 
-from autograd_recipes import first_gloss
-from autograd_recipes.check_catalogs import catalog_problems
-from autograd_recipes.first_gloss import GLOSS  # English in parentheses after a Korean word
+from autograd_recipes.i18n import first_gloss
+from autograd_recipes.i18n.check_catalogs import catalog_problems
+from autograd_recipes.i18n.first_gloss import GLOSS  # English in parentheses after a Korean word
 from autograd_recipes.project import PROJECT
 
 LOCALE = ROOT / "locales" / "ko" / "LC_MESSAGES"
@@ -96,7 +96,7 @@ def test_catalogs_match_the_current_english(built_site, tmp_path):
     project, code, output = built_site
     assert code == 0, output
     result = subprocess.run(
-        [sys.executable, "-m", "autograd_recipes.build", "--gettext", "--no-color"],
+        [sys.executable, "-m", "autograd_recipes.publish.build", "--gettext", "--no-color"],
         cwd=project,
         capture_output=True,
         text=True,
@@ -129,7 +129,7 @@ def test_changed_english_is_reported_as_drift(built_site, tmp_path):
     page = copy / "docs" / "index.rst"
     page.write_text(page.read_text().replace("Start with", "Begin with", 1))
     result = subprocess.run(
-        [sys.executable, "-m", "autograd_recipes.build", "--gettext"],
+        [sys.executable, "-m", "autograd_recipes.publish.build", "--gettext"],
         cwd=copy,
         capture_output=True,
         text=True,
@@ -220,7 +220,7 @@ def test_english_glosses_a_term_once_per_page(catalog):
     assert not [g for g in set(glosses) if glosses.count(g) > 1 and "operation" not in g], glosses
 
 
-# --- what the built page shows: a gloss once per page (src/autograd_recipes/first_gloss.py) ----------
+# --- what the built page shows: a gloss once per page (src/autograd_recipes/i18n/first_gloss.py) ----------
 
 
 @pytest.mark.parametrize(

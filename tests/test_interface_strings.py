@@ -13,7 +13,7 @@ TEMPLATE_CALL = re.compile(r"""_\(\s*(['"])(.+?)\1\s*\)""")
 def marked_strings():
     """The literal arguments of ``_()`` in src/autograd_recipes/*.py and docs/_templates/**.html."""
     found = {}
-    for path in sorted((ROOT / "src" / "autograd_recipes").glob("*.py")):
+    for path in sorted((ROOT / "src" / "autograd_recipes").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (
                 isinstance(node, ast.Call)

@@ -1,4 +1,4 @@
-"""src/autograd_recipes/lighthouse.py's own parts: the server that serves the site as GitHub Pages does, and
+"""src/autograd_recipes/publish/lighthouse.py's own parts: the server that serves the site as GitHub Pages does, and
 the verdict on the scores (running Lighthouse itself is ``nox -s lighthouse``)."""
 
 import gzip
@@ -6,7 +6,7 @@ import urllib.request
 
 from conftest import ROOT
 
-from autograd_recipes import lighthouse
+from autograd_recipes.publish import lighthouse
 
 
 def fetch(port, path, accept=None):

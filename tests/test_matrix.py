@@ -17,13 +17,8 @@ import polib
 import pytest
 from conftest import ROOT
 
-from autograd_recipes import (
-    claims_ledger,
-    first_gloss,
-    matrix_data,
-    matrix_runner,
-    torch_matrix,
-)
+from autograd_recipes.evidence import claims_ledger, matrix_data, matrix_runner, torch_matrix
+from autograd_recipes.i18n import first_gloss
 
 CLAIMS = claims_ledger.load()
 HASHES = matrix_data.current_hashes()
@@ -464,7 +459,7 @@ def test_a_recipe_records_each_expected_error_and_check_without_stopping(tmp_pat
         encoding="utf-8",
     )
     out = subprocess.run(
-        [sys.executable, "-m", "autograd_recipes.matrix_runner", "--recipe", str(recipe)],
+        [sys.executable, "-m", "autograd_recipes.evidence.matrix_runner", "--recipe", str(recipe)],
         capture_output=True,
         text=True,
         timeout=120,

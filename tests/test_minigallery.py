@@ -127,13 +127,13 @@ def test_card_thumbnails_load_lazily(built_site, page, name):
 
 
 def test_only_card_images_are_made_lazy():
-    """page_weight's rule on a doctree of its own: an image outside a card keeps loading at once."""
+    """lazy_thumbnails' rule on a doctree of its own: an image outside a card keeps loading at once."""
     from types import SimpleNamespace
 
     from docutils import nodes
     from docutils.utils import new_document
 
-    from autograd_recipes.page_weight import _lazy_thumbnails
+    from autograd_recipes.pages.lazy_thumbnails import _lazy_thumbnails
 
     doctree = new_document("test")
     card = [

@@ -1,4 +1,4 @@
-"""Each language's offline copy (src/autograd_recipes/offline_copy.py): linked from its landing page
+"""Each language's offline copy (src/autograd_recipes/publish/offline_copy.py): linked from its landing page
 with its size, deterministic, complete, and readable in Chromium with the network off."""
 
 import io
@@ -10,8 +10,8 @@ import pytest
 from browser_pass import CHROMIUM, FLAGS, served, skip_without_chromium
 from conftest import CONF, EPOCH_2024, LANGUAGES, SITE_URL
 
-from autograd_recipes import offline_copy
-from autograd_recipes.site_scan import broken_links
+from autograd_recipes.publish import offline_copy
+from autograd_recipes.publish.site_scan import broken_links
 
 PROJECT = CONF["project"]
 

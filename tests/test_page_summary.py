@@ -1,4 +1,4 @@
-"""Every page's summary for search results and link previews (src/autograd_recipes/page_summary.py)."""
+"""Every page's summary for search results and link previews (src/autograd_recipes/pages/page_summary.py)."""
 
 import html as html_text
 import re
@@ -7,7 +7,7 @@ import polib
 import pytest
 from conftest import LANGUAGES, RECIPES, ROOT
 
-from autograd_recipes.page_summary import DESCRIPTION_WIDTH, shorten, width
+from autograd_recipes.pages.page_summary import DESCRIPTION_WIDTH, shorten, width
 from autograd_recipes.project import PROJECT
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")

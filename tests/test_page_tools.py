@@ -1,5 +1,5 @@
 """Every page of both languages links to the file to edit and to a prefilled issue, and
-says what it was checked with (src/autograd_recipes/source_links.py, src/autograd_recipes/provenance.py)."""
+says what it was checked with (src/autograd_recipes/pages/source_links.py, src/autograd_recipes/pages/provenance.py)."""
 
 import platform
 import re

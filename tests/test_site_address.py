@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from conftest import CONF, JOBS, LANGUAGES, background_build
 
-from autograd_recipes import offline_copy
+from autograd_recipes.publish import offline_copy
 
 OTHER = {
     "AUTOGRAD_RECIPES_SITE_URL": "https://fork.example.org/renamed-recipes",  # as configure-pages says it

@@ -118,7 +118,7 @@ def lede(recipe, lang):
     if lang == "en":
         return english
     catalog = polib.pofile(str(ROOT / f"locales/{lang}/LC_MESSAGES/recipes/{recipe.stem}.po"))
-    from autograd_recipes.first_gloss import GLOSS  # the landing page drops the recipe page's glosses
+    from autograd_recipes.i18n.first_gloss import GLOSS  # the landing page drops the recipe page's glosses
 
     return GLOSS.sub("", catalog.find(english).msgstr)
 
@@ -207,7 +207,7 @@ def test_torch_upgrade_runs_every_recipe_and_notebook_again(upgraded_build):
     assert output.count("Executing notebook") == 2, output
     report = html(project, "build_report.html")
     assert "2.99.0" in report
-    # every page's provenance line names the torch the build saw (src/autograd_recipes/provenance.py)
+    # every page's provenance line names the torch the build saw (src/autograd_recipes/pages/provenance.py)
     for page in ("index.html", "glossary.html", "recipes/plot_01_manual_weight_update.html"):
         assert "Checked on torch 2.99.0 with Python" in html(project, page), page
 

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 import pytest
 from conftest import CAN_UNSHARE, SITE_URL
 
-from autograd_recipes.site_scan import broken_links, off_site_references
+from autograd_recipes.publish.site_scan import broken_links, off_site_references
 
 
 def site_path():

@@ -3,15 +3,15 @@
 Unit tests run ``check_catalogs.catalog_problems`` on small catalogs written
 here, one fault each, asserting the exact line a contributor sees. Two tests
 use copies of the project: one Korean-only build with translations that Sphinx
-would drop (``src/autograd_recipes/translation_guard.py`` must name them), and one that
-``src/autograd_recipes/build.py`` refuses before building anything.
+would drop (``src/autograd_recipes/i18n/translation_guard.py`` must name them), and one that
+``src/autograd_recipes/publish/build.py`` refuses before building anything.
 """
 
 import polib
 import pytest
 from conftest import build_site, copy_project, seeded_copy
 
-from autograd_recipes.check_catalogs import catalog_problems
+from autograd_recipes.i18n.check_catalogs import catalog_problems
 
 
 def write_catalog(root, name, messages, page=True):

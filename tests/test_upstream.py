@@ -60,13 +60,13 @@ def test_executed_notebooks_are_not_published(built_site):
 
 
 def test_jupyter_client_launches_kernels_through_the_environments_default_provisioner(capfd, monkeypatch):
-    """src/autograd_recipes/kernel_ipc.py: the provisioner named by JUPYTER_DEFAULT_PROVISIONER_NAME,
+    """src/autograd_recipes/execution/kernel_ipc.py: the provisioner named by JUPYTER_DEFAULT_PROVISIONER_NAME,
     found through the entry point of the dist-info beside it, runs the kernel over IPC, so
     the kernel has nothing to warn about."""
     from jupyter_client.manager import KernelManager
     from jupyter_client.provisioning import KernelProvisionerFactory
 
-    from autograd_recipes import kernel_ipc
+    from autograd_recipes.execution import kernel_ipc
 
     monkeypatch.setenv("JUPYTER_DEFAULT_PROVISIONER_NAME", kernel_ipc.NAME)
     monkeypatch.setattr(KernelProvisionerFactory, "_instance", None)  # the singleton reads it once

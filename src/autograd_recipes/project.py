@@ -123,6 +123,13 @@ class Project:
 BREADCRUMB_VARIABLE = "AUTOGRAD_RECIPES_BREADCRUMB"
 EXECUTION_LOG_VARIABLE = "AUTOGRAD_RECIPES_EXECUTION_LOG"
 
+
+def source_file(module):
+    """The file of one of this package's modules, found without importing it (torch_state
+    imports torch, which a no-change rebuild should not pay for)."""
+    return Path(importlib.util.find_spec(module).origin)
+
+
 ROOT = find_root()
 PROJECT = Project(ROOT)
 PACKAGE = Path(__file__).resolve().parent  # this package's own files (its tracebacks are not a page's)

@@ -3,7 +3,7 @@
 sphinx-gallery calls ``prepare_recipe`` (listed in ``reset_modules``) before and
 after every recipe. Before: torch is imported (so the first recipe's run time
 is not the cost of importing torch), the seed is fixed, and the breadcrumb says
-which recipe runs (src/autograd_recipes/build.py names it if the process dies). A recipe that
+which recipe runs (src/autograd_recipes/publish/build.py names it if the process dies). A recipe that
 runs longer than ``recipe_timeout`` seconds is stopped with a ``TimeoutError``
 naming it; one that does not stop (a native call that ignores the alarm) is
 ended, with every thread's traceback, by a watchdog ``WATCHDOG_GRACE`` seconds
@@ -24,7 +24,8 @@ from pathlib import Path
 
 from sphinx.util import logging
 
-from autograd_recipes import breadcrumb, upstream
+from autograd_recipes import upstream
+from autograd_recipes.execution import breadcrumb
 from autograd_recipes.project import EXECUTION_LOG_VARIABLE
 
 logger = logging.getLogger(__name__)
@@ -64,7 +65,8 @@ def _before(gallery_conf, fname):
             log.write(Path(fname).name + "\n")
     import torch
 
-    from autograd_recipes import shown_code, torch_state
+    from autograd_recipes.execution import torch_state
+    from autograd_recipes.pages import shown_code
 
     source = Path(gallery_conf["src_dir"]) / gallery_conf["examples_dirs"] / fname
     problem = shown_code.recipe_problem(source.read_text(encoding="utf-8"))
@@ -80,7 +82,7 @@ def _before(gallery_conf, fname):
 
 
 def _after(gallery_conf, fname):
-    from autograd_recipes import torch_state
+    from autograd_recipes.execution import torch_state
 
     signal.alarm(0)
     faulthandler.cancel_dump_traceback_later()

@@ -22,11 +22,14 @@ from pathlib import Path
 from sphinx.util import logging
 
 from autograd_recipes import upstream
-from autograd_recipes.project import DRAWER, PROJECT
+from autograd_recipes.project import DRAWER, PROJECT, source_file
 
 logger = logging.getLogger(__name__)
 DISTRIBUTIONS = ("torch", "numpy")  # what the recipes and notebooks import
-GUARDS = ("recipe_guard.py", "torch_state.py")  # code that runs around every recipe
+GUARDS = (
+    "autograd_recipes.execution.recipe_guard",
+    "autograd_recipes.execution.torch_state",
+)  # code around every recipe
 STAMP = ".execution-environment"  # in the generated gallery folder: the key of its outputs
 
 
@@ -39,11 +42,11 @@ def _version(name):
 
 def environment():
     """What the executed outputs depend on besides their own source."""
-    here = Path(__file__).resolve().parent
     described = {name: _version(name) for name in DISTRIBUTIONS}
     described.update(python=sys.version.split()[0], platform=platform.platform())
-    for name in GUARDS:
-        described[name] = hashlib.sha256((here / name).read_bytes()).hexdigest()[:12]
+    for module in GUARDS:
+        path = source_file(module)
+        described[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
     # the drawer, which reads the graphs the recipes and notebooks draw (graph_figures): the
     # project's own, never the checkout's the package is installed from
     drawer = PROJECT.recipes_dir / f"{DRAWER}.py"

@@ -29,7 +29,7 @@ def _downloads(doctree):
 
 def lede_end(section):
     """Where a page's lede ends: after the title and the paragraphs right after it, before the
-    first case, cell or subsection (the versions banner goes there too: src/autograd_recipes/torch_matrix.py)."""
+    first case, cell or subsection (the versions banner goes there too: src/autograd_recipes/evidence/torch_matrix.py)."""
     index = 1
     while index < len(section.children) and isinstance(section[index], (nodes.paragraph, addnodes.only)):
         index += 1

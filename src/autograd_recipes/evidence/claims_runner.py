@@ -29,7 +29,7 @@ WATCHDOG_GRACE = 10
 
 def run_all(ledger, timeout, claims=None):
     """{claim id: (verdict or None, evidence)} for every claim of ``ledger``."""
-    from autograd_recipes import claims_ledger
+    from autograd_recipes.evidence import claims_ledger
 
     claims = claims if claims is not None else claims_ledger.load(ledger)
     return _run(claims, ledger, timeout)
@@ -48,7 +48,7 @@ def _run(claims, ledger, timeout):
                     [
                         sys.executable,
                         "-m",
-                        "autograd_recipes.claims_runner",
+                        "autograd_recipes.evidence.claims_runner",
                         str(ledger),
                         str(out),
                         str(timeout),
@@ -92,7 +92,8 @@ def _exit_text(code):
 
 
 def _child(ledger, out, timeout, ids):
-    from autograd_recipes import claims_ledger, torch_state
+    from autograd_recipes.evidence import claims_ledger
+    from autograd_recipes.execution import torch_state
 
     wanted = set(ids)
     claims = [c for c in claims_ledger.load(ledger) if not wanted or c["id"] in wanted]

@@ -25,7 +25,7 @@ from markupsafe import Markup  # a Jinja dependency
 from sphinx.locale import _
 from sphinx.util import logging
 
-from autograd_recipes.recipe_list import lede
+from autograd_recipes.pages.recipe_list import lede
 
 logger = logging.getLogger(__name__)
 
@@ -124,7 +124,7 @@ def _page_context(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
-    app.setup_extension("autograd_recipes.site_languages")  # site_languages and site_url
+    app.setup_extension("autograd_recipes.i18n.site_languages")  # site_languages and site_url
     app.connect("doctree-resolved", _take_explicit)
     app.connect("html-page-context", _page_context)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -30,7 +30,7 @@ from docutils import nodes
 from sphinx.locale import _
 from sphinx.util import logging
 
-from autograd_recipes.recipe_list import lede
+from autograd_recipes.pages.recipe_list import lede
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +80,7 @@ def furo_drift():
 
 def _check_furo(app):
     for problem in furo_drift():
-        logger.warning("%s: its Korean in src/autograd_recipes/ui_strings.py is not applied", problem)
+        logger.warning("%s: its Korean in src/autograd_recipes/i18n/ui_strings.py is not applied", problem)
 
 
 def _translate_page(text):

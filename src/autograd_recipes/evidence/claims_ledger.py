@@ -22,7 +22,7 @@ never a line that sets ``verdict``, and never a torch name that does not exist
 Used by the ``claims`` Sphinx extension at build time, by tests/test_claims.py
 (which runs every control), and on its own to check another torch version:
 
-    python src/autograd_recipes/claims_ledger.py [LEDGER]    # table of differing verdicts; exit 1 if any
+    python src/autograd_recipes/evidence/claims_ledger.py [LEDGER]    # table of differing verdicts; exit 1 if any
 """
 
 import ast
@@ -214,7 +214,7 @@ def main(argv=None):
     """Run the ledger as the build does (claims_runner: own process, time limits)."""
     import torch
 
-    from autograd_recipes import claims_runner
+    from autograd_recipes.evidence import claims_runner
 
     argv = sys.argv[1:] if argv is None else argv
     ledger = Path(argv[0]) if argv else LEDGER

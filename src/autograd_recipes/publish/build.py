@@ -1,8 +1,8 @@
-"""Build the site: ``python src/autograd_recipes/build.py [--lang en|ko] [--gettext] [sphinx-build options]``.
+"""Build the site: ``python src/autograd_recipes/publish/build.py [--lang en|ko] [--gettext] [sphinx-build options]``.
 
 The one place that knows how the site is built; ``nox -s docs``, the tests and
 the benchmarks all call it. Output: ``build/html/<lang>/`` for each language,
-its offline copy ``build/html/<project>-<lang>.zip`` (src/autograd_recipes/offline_copy.py), and
+its offline copy ``build/html/<project>-<lang>.zip`` (src/autograd_recipes/publish/offline_copy.py), and
 ``build/html/index.html``, which sends a reader to their language. English
 is built first: it runs the recipes and notebooks, and the Korean build reuses
 their results (sphinx-gallery's md5 check, myst-nb's jupyter-cache).
@@ -11,7 +11,7 @@ Exit 0 means the site is fit to publish (warnings count as errors). To make
 that hold whatever the site's code does, each language is built by a child
 process (``--child``), watched from here: one that exits early (``os._exit``,
 ``sys.exit``, a crash, a kill) fails the build, named by the breadcrumb of what
-it was running (src/autograd_recipes/breadcrumb.py); one that runs past ``--timeout`` is
+it was running (src/autograd_recipes/execution/breadcrumb.py); one that runs past ``--timeout`` is
 killed. Then the produced site is checked: every page of every built language
 present, and no page showing this checkout's absolute path. Only one build runs
 in a checkout at a time (a lock in ``build/``).
@@ -30,7 +30,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 from xml.sax.saxutils import escape
 
-from autograd_recipes import breadcrumb
+from autograd_recipes.execution import breadcrumb
 from autograd_recipes.project import PACKAGE, PROJECT, ROOT
 
 FALLBACK_EPOCH = "1795996800"  # 2026-11-30, used outside a git checkout
@@ -86,7 +86,7 @@ def run_child(builder, lang, outdir, extra=(), timeout=BUILD_TIMEOUT):
     command = [
         sys.executable,
         "-m",
-        "autograd_recipes.build",
+        "autograd_recipes.publish.build",
         "--child",
         builder,
         lang,
@@ -109,7 +109,7 @@ def run_child(builder, lang, outdir, extra=(), timeout=BUILD_TIMEOUT):
         else (code if isinstance(code, str) else f"exit {code}")
     )
     print(
-        f"autograd_recipes.build: the {lang} build ended before it finished ({how}){running}; "
+        f"autograd_recipes.publish.build: the {lang} build ended before it finished ({how}){running}; "
         "nothing it wrote can be published",
         file=sys.stderr,
     )
@@ -132,7 +132,9 @@ def child(builder, lang, outdir, done, extra):
         code = 1
     else:
         if code and _while_running():  # Sphinx stopped mid-run (e.g. a notebook's kernel died)
-            print(f"autograd_recipes.build: the {lang} build stopped{_while_running()}", file=sys.stderr)
+            print(
+                f"autograd_recipes.publish.build: the {lang} build stopped{_while_running()}", file=sys.stderr
+            )
     Path(done).write_text(str(code), encoding="utf-8")
     sys.stdout.flush()
     sys.stderr.flush()
@@ -148,7 +150,7 @@ def _exit_site(exit_):
         and not Path(f.filename).resolve().is_relative_to(PACKAGE)
     ]
     if not sites:
-        return "src/autograd_recipes/build.py"
+        return "src/autograd_recipes/publish/build.py"
     return f"{os.path.relpath(sites[-1].filename, ROOT)}:{sites[-1].lineno}"
 
 
@@ -158,17 +160,17 @@ def _while_running():
 
 
 def build_html(languages=LANGUAGES, extra=(), timeout=BUILD_TIMEOUT):
-    from autograd_recipes.check_catalogs import catalog_problems
+    from autograd_recipes.i18n.check_catalogs import catalog_problems
 
     # a message left untranslated or a catalog missing would show English on a Korean page, and a
     # translation with other code, targets, numbers or markup would change it: refuse, before any work
     for lang in languages:
         problems = [] if lang == LANGUAGES[0] else catalog_problems(ROOT / "locales" / lang / "LC_MESSAGES")
         for problem in problems:
-            print(f"autograd_recipes.build: {problem}", file=sys.stderr)
+            print(f"autograd_recipes.publish.build: {problem}", file=sys.stderr)
         if problems:
             print(
-                f"autograd_recipes.build: the {lang} catalogs have the problems above; not building",
+                f"autograd_recipes.publish.build: the {lang} catalogs have the problems above; not building",
                 file=sys.stderr,
             )
             return 1
@@ -177,9 +179,12 @@ def build_html(languages=LANGUAGES, extra=(), timeout=BUILD_TIMEOUT):
         start = time.perf_counter()
         code = run_child("html", lang, html / lang, extra, timeout)
         remove_executed_notebooks(html)
-        print(f"autograd_recipes.build: {lang} built in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        print(
+            f"autograd_recipes.publish.build: {lang} built in {time.perf_counter() - start:.1f} s",
+            file=sys.stderr,
+        )
         if code:
-            print(f"autograd_recipes.build: the {lang} build failed (exit {code})", file=sys.stderr)
+            print(f"autograd_recipes.publish.build: the {lang} build failed (exit {code})", file=sys.stderr)
             report(path_problems(html))
             return code
         code = write_archive(html, lang)
@@ -189,14 +194,14 @@ def build_html(languages=LANGUAGES, extra=(), timeout=BUILD_TIMEOUT):
     problems = missing_pages(html, languages) + path_problems(html)
     if problems:
         report(problems)
-        print("autograd_recipes.build: the site is not fit to publish", file=sys.stderr)
+        print("autograd_recipes.publish.build: the site is not fit to publish", file=sys.stderr)
         return 1
     return 0
 
 
 def write_archive(html, lang):
-    """The language's offline copy (src/autograd_recipes/offline_copy.py), its size on the landing page."""
-    from autograd_recipes import offline_copy
+    """The language's offline copy (src/autograd_recipes/publish/offline_copy.py), its size on the landing page."""
+    from autograd_recipes.publish import offline_copy
 
     config = PROJECT.config
     try:
@@ -204,10 +209,10 @@ def write_archive(html, lang):
             html, lang, config["project"], config["site_url"], source_date_epoch()
         )
     except ValueError as error:
-        print(f"autograd_recipes.build: {error}", file=sys.stderr)
+        print(f"autograd_recipes.publish.build: {error}", file=sys.stderr)
         return 1
     print(
-        f"autograd_recipes.build: {lang} offline copy {path.name}: {path.stat().st_size} bytes, shown as {size}",
+        f"autograd_recipes.publish.build: {lang} offline copy {path.name}: {path.stat().st_size} bytes, shown as {size}",
         file=sys.stderr,
     )
     return 0
@@ -231,13 +236,13 @@ def remove_executed_notebooks(html):
 
 def report(problems):
     for problem in problems:
-        print(f"autograd_recipes.build: {problem}", file=sys.stderr)
+        print(f"autograd_recipes.publish.build: {problem}", file=sys.stderr)
 
 
 def expected_pages():
     """Every page the sources make: one per document (as the catalogs count them), plus
     the pages Sphinx adds."""
-    from autograd_recipes.check_catalogs import document_names
+    from autograd_recipes.i18n.check_catalogs import document_names
 
     return sorted(document_names(ROOT) | {"search", "genindex"})
 
@@ -249,7 +254,7 @@ def missing_pages(html, languages):
         for name in ("index.html", "404.html", "sitemap.xml")
         if not (html / name).is_file()
     ]
-    from autograd_recipes import offline_copy
+    from autograd_recipes.publish import offline_copy
 
     for lang in languages:
         archive = html / offline_copy.archive_name(PROJECT.config["project"], lang)
@@ -293,7 +298,7 @@ def acquire_lock():
         lock.seek(0)
         holder = lock.read().strip() or "another process"
         print(
-            f"autograd_recipes.build: another build is running in this checkout ({holder}); "
+            f"autograd_recipes.publish.build: another build is running in this checkout ({holder}); "
             f"wait for it to end. Two builds would overwrite each other's output. "
             f"(The lock, {lock_path}, frees itself when that process ends.)",
             file=sys.stderr,

@@ -1,4 +1,4 @@
-"""Measure the build: ``python src/autograd_recipes/bench.py`` (``nox -s bench``).
+"""Measure the build: ``python src/autograd_recipes/publish/bench.py`` (``nox -s bench``).
 
 Works on a fresh copy of the project in a temporary folder, so your tree and
 caches are untouched. Prints wall times, how many recipes and notebooks each
@@ -21,7 +21,7 @@ from pathlib import Path
 import polib
 
 from autograd_recipes.project import EXECUTION_LOG_VARIABLE, PROJECT, ROOT
-from autograd_recipes.site_scan import CSS_URL, OFF_SITE, loaded_resources
+from autograd_recipes.publish.site_scan import CSS_URL, OFF_SITE, loaded_resources
 
 LANGUAGES = PROJECT.languages  # the source first
 RECIPES = PROJECT.recipes()
@@ -29,7 +29,7 @@ NOTEBOOKS = PROJECT.notebooks()
 NOT_COPIED = shutil.ignore_patterns(
     "build", ".git", ".nox", "node_modules", "__pycache__", ".pytest_cache", "*.mo"
 )
-LANG_TIME = re.compile(r"autograd_recipes\.build: (\w+) built in ([\d.]+) s")
+LANG_TIME = re.compile(r"autograd_recipes\.publish\.build: (\w+) built in ([\d.]+) s")
 PAGE_TYPES = {
     "landing": "index.html",
     "overview": "inplace_overview.html",
@@ -49,7 +49,11 @@ def build(project, log):
     env = {**os.environ, EXECUTION_LOG_VARIABLE: str(log), "NO_COLOR": "1"}
     start = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-m", "autograd_recipes.build"], cwd=project, env=env, capture_output=True, text=True
+        [sys.executable, "-m", "autograd_recipes.publish.build"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     seconds = time.perf_counter() - start
     if result.returncode:

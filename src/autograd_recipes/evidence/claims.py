@@ -32,12 +32,16 @@ from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from autograd_recipes import claims_ledger, claims_runner
-from autograd_recipes.project import ROOT
+from autograd_recipes.evidence import claims_ledger, claims_runner
+from autograd_recipes.project import ROOT, source_file
 
 logger = logging.getLogger(__name__)
 CLAIMS_DOC = "claims"
-RUNNER_SOURCES = ("claims_ledger.py", "claims_runner.py", "torch_state.py")
+# the code a claim runs in
+RUNNER_SOURCES = tuple(
+    f"autograd_recipes.{name}"
+    for name in ("evidence.claims_ledger", "evidence.claims_runner", "execution.torch_state")
+)
 
 
 def _labels():
@@ -55,10 +59,9 @@ def _labels():
 def _key(config):
     """Everything a claim's result depends on: the ledger, the code that runs it, torch
     (its version, read without importing torch: no-change rebuilds stay fast) and Python."""
-    here = Path(__file__).resolve().parent
     ledger = Path(config.claims_ledger)
     parts = [ledger.read_bytes()]
-    parts += [(here / name).read_bytes() for name in RUNNER_SOURCES]
+    parts += [source_file(module).read_bytes() for module in RUNNER_SOURCES]
     # pages whose tagged cells claims run first ("uses"): the guide's timing rule, say
     parts += [(ledger.parent / page).read_bytes() for page in _used_pages(ledger)]
     parts += [version("torch").encode(), sys.version.encode(), platform.platform().encode()]

@@ -26,7 +26,8 @@ from sphinx import addnodes
 from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/sphinx.po
 from sphinx.util import logging
 
-from autograd_recipes import first_screen, upstream
+from autograd_recipes import upstream
+from autograd_recipes.pages import first_screen
 
 logger = logging.getLogger(__name__)
 

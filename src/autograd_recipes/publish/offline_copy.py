@@ -1,6 +1,6 @@
 """Each language's whole site as one ZIP file, linked from its landing page with its size.
 
-``.. offline-copy::`` (docs/index.rst) writes the paragraph with the link; src/autograd_recipes/build.py
+``.. offline-copy::`` (docs/index.rst) writes the paragraph with the link; src/autograd_recipes/publish/build.py
 calls :func:`write_offline_copy` once the language is built, which writes
 ``build/html/<project>-<lang>.zip`` beside the language folders (published with them,
 so the archive never contains itself) and puts its size into the landing page.
@@ -31,7 +31,9 @@ from docutils import nodes
 from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/sphinx.po
 from sphinx.util.docutils import SphinxDirective
 
-UNKNOWN_SIZE = "?"  # what Sphinx writes; src/autograd_recipes/build.py puts the real size in its place
+UNKNOWN_SIZE = (
+    "?"  # what Sphinx writes; src/autograd_recipes/publish/build.py puts the real size in its place
+)
 SIZE_SLOT = re.compile(r'(<span class="offline-size"><span class="measured">)(.*?)(</span></span>)')
 LINK = re.compile(r'(\s(?:href|src)=")([^"]*)(")')
 OUTSIDE = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|/|#)", re.I)  # absolute, rooted or same-page

@@ -16,7 +16,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
-from autograd_recipes.first_gloss import GLOSS
+from autograd_recipes.i18n.first_gloss import GLOSS
 from autograd_recipes.project import PROJECT
 
 

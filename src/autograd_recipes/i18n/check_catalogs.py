@@ -1,7 +1,7 @@
-"""Check the Korean catalogs: ``python src/autograd_recipes/check_catalogs.py [--pot build/gettext]``.
+"""Check the Korean catalogs: ``python src/autograd_recipes/i18n/check_catalogs.py [--pot build/gettext]``.
 
 Prints one line per problem, ``<po path>:<line>: <kind>: <msgid>``, and exits 1
-if there is any. ``src/autograd_recipes/build.py`` runs the same check before every Korean
+if there is any. ``src/autograd_recipes/publish/build.py`` runs the same check before every Korean
 build and refuses to build on a problem; the tests run it too (CI). It finds:
 
 - untranslated, fuzzy or obsolete messages, and documents with no catalog at
@@ -17,7 +17,7 @@ build and refuses to build on a problem; the tests run it too (CI). It finds:
   into HTML templates unparsed, so it gets gentler rules: its ``%s``/``{0}``
   placeholders, numbers and HTML must match the msgid's;
 - given the .pot templates of the current English source (from
-  ``python src/autograd_recipes/build.py --gettext``), drift: English messages with no Korean
+  ``python src/autograd_recipes/publish/build.py --gettext``), drift: English messages with no Korean
   entry, and Korean entries whose English is gone.
 
 Counts come from polib, never from ``sphinx-intl stat`` (which always exits 0).

@@ -5,7 +5,7 @@
 
 * It loads that module before any recipe runs and gives it a ``PENDING`` list, so that
   ``show_graph`` records instead of displaying. The module's code is part of the execution
-  environment's key (execution_env.py): changing it runs the recipes and notebooks again.
+  environment's key (execution/cache_key.py): changing it runs the recipes and notebooks again.
 * ``scrape`` (an ``image_scrapers`` entry of sphinx-gallery) takes the records a recipe block
   made and puts after the block one ``.. autograd-graph::`` directive per record, the record as
   JSON: no language in it, so the Korean build reuses the executed recipe as it is. The

@@ -2,7 +2,7 @@
 
 The torch version is the installed distribution's (read from its metadata, as
 execution_env does, without importing torch), the Python version the build's, and
-the date that of ``SOURCE_DATE_EPOCH`` (src/autograd_recipes/build.py sets it to the last commit's
+the date that of ``SOURCE_DATE_EPOCH`` (src/autograd_recipes/publish/build.py sets it to the last commit's
 time), so two builds of one commit say the same; without it, today (UTC). The date
 is written as the page's language writes dates (babel's long format: "January 1,
 2024", "2024년 1월 1일"); the sentence comes from sphinx.po. The line is shown by

@@ -10,7 +10,7 @@ show; the build runs with ``-W``, so the site is not published. A page that
 warned is read again on the next build, so a rebuild cannot pass by skipping it.
 
 Missing catalogs, and translations that change code or markup, are refused
-before the build starts, by ``src/autograd_recipes/check_catalogs.py``.
+before the build starts, by ``src/autograd_recipes/i18n/check_catalogs.py``.
 """
 
 from pathlib import Path

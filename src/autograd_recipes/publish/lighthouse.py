@@ -1,4 +1,4 @@
-"""Lighthouse scores of the built site: ``python src/autograd_recipes/lighthouse.py [--runs N] [--uncompressed]``.
+"""Lighthouse scores of the built site: ``python src/autograd_recipes/publish/lighthouse.py [--runs N] [--uncompressed]``.
 
 Serves ``build/html`` on localhost the way GitHub Pages serves it (text files
 gzip-compressed for a browser that accepts it, ``Cache-Control: max-age=600``),
@@ -127,7 +127,7 @@ def lighthouse(url, report, cpu_slowdown=None):
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     if done.returncode != 0 or not report.is_file():
         raise SystemExit(
-            f"autograd_recipes.lighthouse: Lighthouse failed on {url}:\n{done.stdout}{done.stderr}"
+            f"autograd_recipes.publish.lighthouse: Lighthouse failed on {url}:\n{done.stdout}{done.stderr}"
         )
     return json.loads(report.read_text(encoding="utf-8"))
 
@@ -179,14 +179,14 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if not LIGHTHOUSE.is_file():
         sys.exit(
-            f"autograd_recipes.lighthouse: {LIGHTHOUSE.relative_to(ROOT)} is missing: run `npm ci` first"
+            f"autograd_recipes.publish.lighthouse: {LIGHTHOUSE.relative_to(ROOT)} is missing: run `npm ci` first"
         )
     languages = PROJECT.languages
     for lang in languages:
         for name in pages().values():
             if not (args.html / lang / f"{name}.html").is_file():
                 sys.exit(
-                    f"autograd_recipes.lighthouse: {args.html / lang / name}.html is missing: build the site first"
+                    f"autograd_recipes.publish.lighthouse: {args.html / lang / name}.html is missing: build the site first"
                 )
     shutil.rmtree(REPORTS, ignore_errors=True)
     REPORTS.mkdir(parents=True)

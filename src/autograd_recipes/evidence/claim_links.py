@@ -12,7 +12,7 @@ from sphinx.locale import _  # Korean: locales/ko/LC_MESSAGES/sphinx.po
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxRole
 
-from autograd_recipes import claims_ledger
+from autograd_recipes.evidence import claims_ledger
 
 logger = logging.getLogger(__name__)
 CLAIMS_DOC = "claims"

@@ -1,8 +1,8 @@
-"""Leave a breadcrumb (src/autograd_recipes/breadcrumb.py) naming the notebook, and the cell, being run.
+"""Leave a breadcrumb (src/autograd_recipes/execution/breadcrumb.py) naming the notebook, and the cell, being run.
 
 A notebook's kernel that dies (``os._exit``, a crash, the out-of-memory killer)
 makes nbclient raise ``DeadKernelError`` through myst-nb and Sphinx: a crash dump
-that names no cell. Two sides leave crumbs while src/autograd_recipes/build.py asks for them
+that names no cell. Two sides leave crumbs while src/autograd_recipes/publish/build.py asks for them
 (``AUTOGRAD_RECIPES_BREADCRUMB`` set); build.py names what the last one says.
 
 - Sphinx side (this extension): ``enter("notebook", "docs/<name>.md")`` when a
@@ -15,7 +15,8 @@ that names no cell. Two sides leave crumbs while src/autograd_recipes/build.py a
 
 import os
 
-from autograd_recipes import breadcrumb, upstream
+from autograd_recipes import upstream
+from autograd_recipes.execution import breadcrumb
 from autograd_recipes.project import ROOT
 
 _reading = {}  # Sphinx side: the notebook page being read, if any

@@ -1,6 +1,6 @@
 """What the build is running right now, so that a process that dies can be named.
 
-``src/autograd_recipes/build.py`` sets ``AUTOGRAD_RECIPES_BREADCRUMB`` to a file for each
+``src/autograd_recipes/publish/build.py`` sets ``AUTOGRAD_RECIPES_BREADCRUMB`` to a file for each
 Sphinx process it starts. Whatever runs the site's code (a recipe, a claim, a
 notebook and its cells) calls ``enter`` before and ``leave`` after; the kernel
 of a notebook inherits the variable. If the process or a kernel dies mid-run

@@ -37,7 +37,9 @@ from sphinx.locale import _
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from autograd_recipes import claims, claims_ledger, first_screen, matrix_data, translation_guard
+from autograd_recipes.evidence import claims, claims_ledger, matrix_data
+from autograd_recipes.i18n import translation_guard
+from autograd_recipes.pages import first_screen
 
 logger = logging.getLogger(__name__)
 VERSIONS_DOC = "versions"

@@ -1,0 +1,1 @@
+"""The languages: the switch, translated interface strings, the catalog checks, Korean search and glosses."""
