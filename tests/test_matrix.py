@@ -564,7 +564,7 @@ def test_the_versions_page_names_claims_by_their_sentences_in_its_language(built
 
 def test_torch_release_is_read_without_importing_torch():
     code = (
-        "import sys; from autograd_recipes import torch_matrix; "
+        "import sys; from autograd_recipes.evidence import torch_matrix; "
         "release = torch_matrix.torch_release(); print(release, 'torch' in sys.modules); "
         "import torch; print(torch.__version__.split('+')[0])"
     )

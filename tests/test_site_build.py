@@ -219,7 +219,7 @@ def test_the_outputs_key_reads_the_drawer_of_the_project_being_built(tmp_path):
     import subprocess
     import sys
 
-    script = "from autograd_recipes import execution_env; print(execution_env.environment_key())"
+    script = "from autograd_recipes.execution import cache_key; print(cache_key.environment_key())"
     keys = []
     for name, extra in (("same", ""), ("changed", "\n# a changed drawer\n")):
         copy = tmp_path / name
