@@ -51,7 +51,7 @@ def _cut(node, keep, note):
         node.replace_self(nodes.literal_block(text, text, classes=node["classes"]))
 
 
-def _recipe_source(config, srcdir, docname):
+def _recipe_source(docname):
     gallery = PROJECT.gallery_dir + "/"
     if docname.startswith(gallery):
         return PROJECT.recipes_dir / (docname.removeprefix(gallery) + ".py")
@@ -60,7 +60,7 @@ def _recipe_source(config, srcdir, docname):
 
 def recipe_outputs(app, doctree, docname):
     """(location, what, output nodes) for each recipe code block's output."""
-    source = _recipe_source(app.config, app.srcdir, docname)
+    source = _recipe_source(docname)
     if source is None:
         return
     line = None

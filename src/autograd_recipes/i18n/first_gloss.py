@@ -19,6 +19,8 @@ import re
 
 from docutils import nodes
 
+from autograd_recipes.i18n.site_languages import source_language
+
 # a gloss: English in parentheses right after a translated term, e.g. 역전파(backward pass),
 # also after reST emphasis (*뷰*(view)); the catalog tests' rule too
 GLOSS = re.compile(r"(?<=[\uac00-\ud7a3*])\s?\(([a-z][a-z -]*[a-z])\)")
@@ -78,9 +80,7 @@ def _texts(element, in_code=False):
 
 
 def _first_glosses(app, doctree, docname):
-    config = app.config
-    source_language = next(iter(config.site_languages), "en")
-    if app.builder.format != "html" or config.language == source_language:
+    if app.builder.format != "html" or app.config.language == source_language(app.config):
         return
     seen = set()
     for element, index, text, in_code in list(_texts(doctree)):

@@ -32,6 +32,11 @@ def _check_furo(app):
         logger.warning("furo's page.html no longer contains %r: phones get no language switch", HEADER_RIGHT)
 
 
+def source_language(config):
+    """The language the pages are written in: the first of ``site_languages``."""
+    return next(iter(config.site_languages))
+
+
 def _set_baseurl(app, config):
     if config.language not in config.site_languages:
         logger.warning(
@@ -69,7 +74,7 @@ def _page_context(app, pagename, templatename, context, doctree):
             f'<link rel="alternate" hreflang="{code}" href="{base}/{code}/{pagename}{suffix}" />\n'
             for code in config.site_languages
         )
-        source = next(iter(config.site_languages))  # the first language is the source
+        source = source_language(config)
         alternates += (
             f'<link rel="alternate" hreflang="x-default" href="{base}/{source}/{pagename}{suffix}" />\n'
         )

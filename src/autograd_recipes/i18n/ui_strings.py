@@ -30,6 +30,7 @@ from docutils import nodes
 from sphinx.locale import _
 from sphinx.util import logging
 
+from autograd_recipes.i18n.site_languages import source_language
 from autograd_recipes.pages.recipe_list import lede
 
 logger = logging.getLogger(__name__)
@@ -131,7 +132,7 @@ def _copyright(app, pagename, templatename, context, doctree):
 def _finish(app, exception):
     if exception or app.builder.format != "html":
         return
-    if app.config.language != "en":
+    if app.config.language != source_language(app.config):
         _search_count(app.outdir)
         _copybutton(app.outdir, app.config.language)
     for page in Path(app.outdir).rglob("*.html"):
@@ -145,7 +146,7 @@ def _gallery_cards(app, doctree, docname):
     """The recipe cards (the gallery index's, and the mini-galleries' of other pages): caption
     and tooltip from the translated recipe. Each card is, in this order, a raw block that
     opens it (with the tooltip), the link to its recipe, and a raw block with its caption."""
-    if app.config.language == "en":
+    if app.config.language == source_language(app.config):
         return
     card = None  # [the raw block that opened the card being read, its recipe]
     for node in list(doctree.findall(lambda n: isinstance(n, (nodes.raw, nodes.reference)))):

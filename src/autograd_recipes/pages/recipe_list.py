@@ -17,6 +17,7 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
 from autograd_recipes.i18n.first_gloss import GLOSS
+from autograd_recipes.i18n.site_languages import source_language
 from autograd_recipes.project import PROJECT
 
 
@@ -67,7 +68,7 @@ def _fill(app, doctree, docname):
             link += nodes.inline("", app.env.titles[doc].astext())
             paragraph = nodes.paragraph("", "", link, nodes.Text(" — "))
             own = copy.deepcopy(lede(app.env, doc))
-            if app.config.language != next(iter(app.config.site_languages)):  # not the source
+            if app.config.language != source_language(app.config):
                 _without_glosses(own)
             paragraph.extend(own.children)
             items += nodes.list_item("", paragraph)

@@ -34,6 +34,8 @@ import polib
 from docutils import nodes
 from sphinx.util import logging
 
+from autograd_recipes.i18n.site_languages import source_language
+
 logger = logging.getLogger(__name__)
 START = re.compile(r"^[ \t]*#\s*sphinx_gallery_start_ignore\s*$")
 END = re.compile(r"^[ \t]*#\s*sphinx_gallery_end_ignore\s*$")
@@ -148,8 +150,7 @@ def _is_python(node):
 
 
 def show_pasteable_code(app, doctree):
-    source_language = app.config.site_languages and next(iter(app.config.site_languages))
-    translating = app.config.language != source_language and app.builder.name != "gettext"
+    translating = app.config.language != source_language(app.config) and app.builder.name != "gettext"
     for block in list(doctree.findall(nodes.literal_block)):
         if not _is_python(block):
             continue

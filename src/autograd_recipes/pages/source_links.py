@@ -28,6 +28,7 @@ from urllib.parse import quote, urlencode
 from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/sphinx.po
 from sphinx.util import logging
 
+from autograd_recipes.i18n.site_languages import source_language
 from autograd_recipes.project import GALLERY_HEADERS, PROJECT
 
 logger = logging.getLogger(__name__)
@@ -63,8 +64,7 @@ def source_file(app, pagename):
 def edit_path(app, pagename):
     """The page's file to edit, relative to the repository root (conf.py's folder), or None."""
     root = Path(app.confdir).resolve()
-    source = next(iter(app.config.site_languages))
-    if app.config.language == source:
+    if app.config.language == source_language(app.config):
         path = source_file(app, pagename)
     elif pagename in app.env.all_docs:
         locales = Path(app.config.locale_dirs[0])
@@ -120,8 +120,8 @@ def _page_context(app, pagename, templatename, context, doctree):
     # the quoted URL has no braces for format() to read
     context["theme_source_edit_link"] = url
     context["edit_url"] = url
-    source = next(iter(config.site_languages))
-    context["edit_text"] = _("Edit this page") if config.language == source else _("Edit this translation")
+    own = config.language == source_language(config)
+    context["edit_text"] = _("Edit this page") if own else _("Edit this translation")
 
 
 def _check_config(app, config):

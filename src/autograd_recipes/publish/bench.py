@@ -152,8 +152,8 @@ def main():
             f"cold build ran {len(cold_recipes)} recipe runs ({len(set(cold_recipes))} distinct) "
             f"and {cold_notebooks} notebook runs",
         )
-        source = LANGUAGES[0]
-        for lang in LANGUAGES[1:]:
+        source = PROJECT.source_language
+        for lang in PROJECT.translations:
             share = cold_lang[lang] / cold_lang[source]
             budget(
                 f"{lang} build <= 35% of {source} build",

@@ -165,7 +165,7 @@ def build_html(languages=LANGUAGES, extra=(), timeout=BUILD_TIMEOUT):
     # a message left untranslated or a catalog missing would show English on a Korean page, and a
     # translation with other code, targets, numbers or markup would change it: refuse, before any work
     for lang in languages:
-        problems = [] if lang == LANGUAGES[0] else catalog_problems(ROOT / "locales" / lang / "LC_MESSAGES")
+        problems = [] if lang == PROJECT.source_language else catalog_problems(PROJECT.catalogs(lang))
         for problem in problems:
             print(f"autograd_recipes.publish.build: {problem}", file=sys.stderr)
         if problems:
@@ -391,7 +391,7 @@ def write_site_root(html, languages):
 
 def build_gettext(extra=(), timeout=BUILD_TIMEOUT):
     """Message templates (.pot) of the English source, for ``nox -s i18n``."""
-    return run_child("gettext", LANGUAGES[0], ROOT / "build" / "gettext", extra, timeout)
+    return run_child("gettext", PROJECT.source_language, ROOT / "build" / "gettext", extra, timeout)
 
 
 def main(argv=None):
