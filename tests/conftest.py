@@ -9,6 +9,7 @@ import sys
 
 import background
 import pytest
+from tiny import tiny_project
 
 from autograd_recipes.project import PROJECT
 
@@ -29,15 +30,15 @@ def copy_project(dest):
     return dest
 
 
-def seeded_copy(dest, built_site):
-    """A copy of the project seeded with the shared build's executed outputs (the gallery
-    folder with sphinx-gallery's md5 files, the notebooks' jupyter-cache, the claims cache):
-    a build of it runs only what the test changed. Each seed is checked against the
-    sources, so a change the test makes still runs."""
-    project = copy_project(dest)
+def seeded_tiny(dest, built):
+    """A copy of the tiny site seeded with the executed outputs of ``built`` (a finished
+    build of it: the gallery folder with sphinx-gallery's md5 files, the notebooks'
+    jupyter-cache, the claims cache): a build of it runs only what the test changed. Each
+    seed is checked against the sources, so a change the test makes still runs."""
+    project = tiny_project(dest)
     for path in ("docs/recipes", "build/.jupyter_cache", "build/claims"):
-        if (built_site[0] / path).is_dir():
-            shutil.copytree(built_site[0] / path, project / path)
+        if (built / path).is_dir():
+            shutil.copytree(built / path, project / path)
     return project
 
 
@@ -83,12 +84,20 @@ def _shared(folder):
     return background_build(project, env={"SOURCE_DATE_EPOCH": EPOCH_2024}, offline=CAN_UNSHARE)
 
 
-def _second(folder):
-    return background_build(copy_project(folder / "project"), env={"SOURCE_DATE_EPOCH": EPOCH_2024})
+def _tiny(folder):
+    return background_build(tiny_project(folder / "project"), env={"SOURCE_DATE_EPOCH": EPOCH_2024})
 
 
 JOBS.register("site", "built_site", _shared, first=True)
-JOBS.register("second", "second_cold_build", _second, first=True)
+
+
+def _keep_as_built(result):
+    """A copy of a finished build, for tests to read while a later job builds it again."""
+    result.extra["as built"] = background.snapshot(result.project, result.project.parent / "as-built")
+
+
+JOBS.register("tiny", "tiny_site", _tiny)
+JOBS.register("tiny again", "second_tiny_build", _tiny, then=_keep_as_built)
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -120,19 +129,27 @@ def _background_builds(request, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def built_site():
-    """The shared build: one fresh, cold, full build of a copy of the project, with
-    SOURCE_DATE_EPOCH fixed (the first of the determinism test's two builds) and, where
-    this machine allows (root and unshare), without network (the offline test). Tests
-    only read it; tests that change something work on a copy or a seeded copy."""
+    """The real site, built once per test run: a fresh, cold, full build of a copy of the
+    project, with SOURCE_DATE_EPOCH fixed and, where this machine allows (root and
+    unshare), without network (the offline test). The tests about content read it; the
+    plumbing tests build the tiny site instead (tiny_site)."""
     result = JOBS.result("site")
     return result.project, result.code, result.output
 
 
 @pytest.fixture(scope="session")
-def second_cold_build():
-    """A second cold build of another copy, for the determinism test, run beside the first."""
-    result = JOBS.result("second")
+def tiny_site():
+    """A cold, full build of a copy of the tiny site (tests/tinysite), SOURCE_DATE_EPOCH
+    fixed: what the plumbing tests start from. Tests only read it; they change copies."""
+    result = JOBS.result("tiny")
     return result.project, result.code, result.output
+
+
+@pytest.fixture(scope="session")
+def second_tiny_build():
+    """A second cold build of another copy of the tiny site, for the determinism test."""
+    result = JOBS.result("tiny again")
+    return result.extra["as built"], result.code, result.output
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -1,11 +1,12 @@
 """Broken recipes, claims, notebooks and references fail the build, each named.
 
-As in sphinx-gallery's own "tinybuild" tests, one copy of the project carries
-every fault that leaves the build running, and one build of it is checked by
-many small assertions. The copy lives in a folder whose path has a space,
-which the build must support. Faults that end the build process (sys.exit,
-os._exit, the watchdog) need a build each; they sit in the first recipe, so
-each of those builds stops within seconds.
+As in sphinx-gallery's own "tinybuild" tests, one copy of the tiny site
+(tests/tinysite) carries every fault that leaves the build running, each written
+into a file of its own (planted recipes and notebooks) or into the tiny site's
+own files, and one build of it is checked by many small assertions. The copy
+lives in a folder whose path has a space, which the build must support. Faults
+that end the build process (sys.exit, os._exit, the watchdog) need a build each;
+they sit in the first recipe, so each of those builds stops within seconds.
 """
 
 import fcntl
@@ -13,16 +14,17 @@ import json
 import re
 import textwrap
 from importlib.metadata import version
+from pathlib import Path
 
 import pytest
 from background import snapshot
-from conftest import JOBS, background_build, build_site, copy_project, seeded_copy
+from conftest import JOBS, background_build, build_site, seeded_tiny
+from tiny import NOTEBOOK, RECIPES, tiny_project
 
 PINNED = version("torch").split("+")[0]  # its recorded results: docs/matrix/torch-<PINNED>.json
 # seconds, for the fault build: the planted endless recipe stops after this (wall time: generous,
-# since the fault build runs beside other builds; a sound recipe, whose first optimizer imports
-# torch._dynamo and which draws its graphs, took over 30 s on this 2-core machine under load)
-RECIPE_TIMEOUT = 60
+# since the fault build runs beside other builds; the tiny site's sound recipes take a second)
+RECIPE_TIMEOUT = 20
 
 
 def plant(path, old, new):
@@ -146,36 +148,47 @@ time.sleep(600)
 """
 
 
-KEPT_CLAIMS = (
-    "leaf-inplace-raises",
-    "underscore-ops-are-in-place",
-    "inplace-reuses-memory",
-    "index-add-inplace-raises",
+def recipe(title, body):
+    """A recipe's text: its docstring, the expect_error the site's recipes use, then ``body``."""
+    return (
+        f'"""\n{title}\n{"=" * len(title)}\n\nA recipe planted by the fault build.\n"""\n\n'
+        + EXPECT_ERROR
+        + textwrap.dedent(body)
+    )
+
+
+EXPECT_ERROR = textwrap.dedent(
+    """\
+    import contextlib
+
+    import torch
+
+
+    @contextlib.contextmanager
+    def expect_error(kind, text):
+        want = f"expected {kind.__name__} with {text!r}"
+        try:
+            yield
+        except Exception as err:
+            if type(err) is not kind or text not in str(err):
+                raise AssertionError(f"{want}, got {type(err).__name__}: {err}") from err
+            print(f"{kind.__name__}: {err}")
+        else:
+            raise AssertionError(f"{want}; nothing was raised")
+
+
+    """
 )
 
-
-def kept_claims(ledger_text, ids):
-    """The ledger's header and only the claims named."""
-    header, *blocks = ledger_text.split("[[claim]]")
-    kept = [b for b in blocks if any(f'id = "{i}"' in b for i in ids)]
-    assert len(kept) == len(ids)
-    return header + "".join("[[claim]]" + b for b in kept)
-
-
-def _faulty_project(folder):
-    project = copy_project(folder / "path with space" / "project")
-    recipes, docs = project / "recipes", project / "docs"
-    # recipes: two leave torch settings or a thread behind, five fail in different ways
-    append(
-        recipes / "plot_01_manual_weight_update.py",
-        """
+# Recipes planted beside the tiny site's two: the first leaves torch settings behind (and
+# runs before them, which must still print what they print alone); the others fail, or
+# leave state or a thread behind, each in another way.
+PLANTED_RECIPES = {
+    "plot_00_leaves_settings.py": """\
         torch.set_default_dtype(torch.float64)
         torch.set_grad_enabled(False)
         """,
-    )
-    append(
-        recipes / "plot_02_residual_add.py",
-        """
+    "plot_03_anomaly_thread_output.py": """\
         import os
         import threading
 
@@ -187,56 +200,69 @@ def _faulty_project(folder):
         # Far too much output
         print("x" * BIG)
         """.replace("BIG", str(BIG)),
-    )
-    plant(
-        recipes / "plot_03_clone_before_inplace.py",
-        'with expect_error(RuntimeError, "a leaf Variable that requires grad"):\n'
-        "    # sphinx_gallery_end_ignore\n    x.add_(1)",
-        'with expect_error(RuntimeError, "a leaf Variable that requires grad"):\n'
-        "    # sphinx_gallery_end_ignore\n    x.detach().add_(1)",
-    )
-    plant(
-        recipes / "plot_04_relu_inplace.py", "import copy\n", "import copy\nimport time\n\ntime.sleep(600)\n"
-    )
-    plant(
-        recipes / "plot_05_indexing_and_inplace.py",
-        '"a view of a leaf Variable that requires grad"',
-        '"a view of a leaf tensor"',
-    )
-    plant(
-        recipes / "plot_06_parameter_decay.py",
-        "w, x = fresh()\nloss = (w * x).sum()\nloss.backward()",
-        'w, x = fresh()\nraise ValueError("planted by the fault build")\nloss = (w * x).sum()\nloss.backward()',
-    )
-    plant(recipes / "plot_07_detach_statistics.py", "total = torch.zeros(1)\n", "total = torch.zeros(1\n")
+    "plot_04_stops_raising.py": """\
+        x = torch.ones(2, requires_grad=True)
+        with expect_error(RuntimeError, "a leaf Variable that requires grad"):
+            x.detach().add_(1)
+        """,
+    "plot_05_hangs.py": """\
+        import time
+
+        time.sleep(600)
+        """,
+    "plot_06_other_message.py": """\
+        x = torch.ones(2, requires_grad=True)
+        with expect_error(RuntimeError, "a view of a leaf tensor"):
+            x[:1].add_(1)
+        """,
+    "plot_07_raises.py": """\
+        raise ValueError("planted by the fault build")
+        """,
+    "plot_08_syntax_error.py": """\
+        total = torch.zeros(1
+        """,
+}
+ERROR_NOTEBOOK = """\
+---
+file_format: mystnb
+kernelspec:
+  name: python3
+  display_name: Python 3
+orphan: true
+---
+
+# A planted notebook that raises
+
+```{code-cell} ipython3
+a = 1
+raise KeyError("planted by the test")
+```
+"""
+
+
+def _faulty_project(folder):
+    project = tiny_project(folder / "path with space" / "project")
+    recipes, docs = project / "recipes", project / "docs"
+    for name, body in PLANTED_RECIPES.items():
+        (recipes / name).write_text(recipe(name.removesuffix(".py"), body))
     # claims: a flipped verdict, and code that loops, exits, kills its process, changes torch
     ledger = docs / "claims.toml"
-    text = kept_claims(ledger.read_text(), KEPT_CLAIMS)  # the others cost time and prove nothing here
-    start = text.index('id = "index-add-inplace-raises"')
-    text = text[:start] + text[start:].replace('verdict = "holds in part"', 'verdict = "holds"', 1)
+    text = ledger.read_text()
+    start = text.index('id = "tiny-no-grad-result"')
+    text = text[:start] + text[start:].replace('verdict = "holds"', 'verdict = "does not hold"', 1)
     ledger.write_text(text + PLANTED_CLAIMS)
     # the matrix: a recorded verdict of the pinned release that the build's live run contradicts
     pinned = docs / "matrix" / f"torch-{PINNED}.json"
     data = json.loads(pinned.read_text(encoding="utf-8"))
-    data["claims"]["inplace-reuses-memory"]["verdict"] = "does not hold"
+    data["claims"]["tiny-leaf-inplace-raises"]["verdict"] = "does not hold"
     pinned.write_text(json.dumps(data), encoding="utf-8")
-    # notebooks: a cell that stops raising, an unexpected error, a cell that hangs
-    plant(  # early in the guide, so that the rest of it does not run
-        docs / "no_grad_guide.md",
-        'with expect_error(RuntimeError, "does not require grad and does not have a grad_fn"):\n'
-        "    # sphinx_gallery_end_ignore\n    predict(x).sum().backward()",
-        'with expect_error(RuntimeError, "does not require grad and does not have a grad_fn"):\n'
-        "    # sphinx_gallery_end_ignore\n    predict(x).sum()",
-    )
-    plant(
-        docs / "inplace_overview.md",
-        "a = torch.ones(3)\n",
-        'a = torch.ones(3)\nraise KeyError("planted by the test")\n',
-    )
+    # notebooks: a cell that stops raising, an unexpected error, a cell that hangs, one that prints too much
+    plant(docs / "tiny_notebook.md", "    y.sum().backward()", "    y.sum()")
+    (docs / "planted_error.md").write_text(ERROR_NOTEBOOK)
     (docs / "planted_hang.md").write_text(HANGING_NOTEBOOK)
     (docs / "planted_output.md").write_text(OUTPUT_NOTEBOOK)
     # a reference to a page that does not exist
-    plant(docs / "index.rst", "Start with :doc:`inplace_overview`", "Start with :doc:`inplace_overveiw`")
+    plant(docs / "index.rst", ":doc:`tiny_notebook`", ":doc:`tiny_notebok`")
     return background_build(project, "--lang", "en", "-D", f"recipe_timeout={RECIPE_TIMEOUT}", timeout=600)
 
 
@@ -291,37 +317,37 @@ def test_a_checkout_path_with_a_space_builds(fault_build):
 
 EXPECTED = {
     "recorded pinned verdict that the live run contradicts": [
-        f"claim inplace-reuses-memory on the pinned torch {PINNED}: recorded 'does not hold' in "
+        f"claim tiny-leaf-inplace-raises on the pinned torch {PINNED}: recorded 'does not hold' in "
         f"torch-{PINNED}.json, but the live run gives 'holds'"
     ],
     "snippet that stops failing": [
-        "plot_03_clone_before_inplace.py unexpectedly failed",
+        "plot_04_stops_raising.py unexpectedly failed",
         "expected RuntimeError with 'a leaf Variable that requires grad'; nothing was raised",
     ],
     "snippet failing with another message": [
-        "plot_05_indexing_and_inplace.py unexpectedly failed",
+        "plot_06_other_message.py unexpectedly failed",
         "expected RuntimeError with 'a view of a leaf tensor', got RuntimeError",
     ],
     "unexpected raise": [
-        "plot_06_parameter_decay.py unexpectedly failed",
+        "plot_07_raises.py unexpectedly failed",
         "ValueError: planted by the fault build",
     ],
     "hanging recipe": [
-        "plot_04_relu_inplace.py unexpectedly failed",
-        f"TimeoutError: recipe plot_04_relu_inplace.py still running after {RECIPE_TIMEOUT} s",
+        "plot_05_hangs.py unexpectedly failed",
+        f"TimeoutError: recipe plot_05_hangs.py still running after {RECIPE_TIMEOUT} s",
     ],
     "recipe leaves dtype and grad mode changed": [
-        "WARNING: recipes/plot_01_manual_weight_update.py: a recipe "
+        "WARNING: recipes/plot_00_leaves_settings.py: a recipe "
         "must leave the process as it found it: it changed torch's global settings (default dtype: "
         "torch.float32 -> torch.float64; grad mode: True -> False); they were put back"
     ],
     "recipe leaves anomaly mode changed": [
-        "WARNING: recipes/plot_02_residual_add.py: a recipe must leave "
+        "WARNING: recipes/plot_03_anomaly_thread_output.py: a recipe must leave "
         "the process as it found it: it changed torch's global settings (anomaly detection: "
         "(False, True) -> (True, True)); they were put back"
     ],
     "recipe leaves a thread running": [
-        "WARNING: recipes/plot_02_residual_add.py: a recipe must leave "
+        "WARNING: recipes/plot_03_anomaly_thread_output.py: a recipe must leave "
         "the process as it found it: it left 1 thread(s) running (planted-endless)"
     ],
     "claim whose code never ends": [
@@ -342,11 +368,11 @@ EXPECTED = {
         "torch.float64); it must leave them as it found them",
     ],
     "notebook cell that stops raising": [
-        "no_grad_guide.md: WARNING: Executing notebook failed: CellExecutionError",
+        "tiny_notebook.md: WARNING: Executing notebook failed: CellExecutionError",
         "nothing was raised",
     ],
     "unexpected error in a notebook": [
-        "inplace_overview.md: WARNING: Executing notebook failed: CellExecutionError",
+        "planted_error.md: WARNING: Executing notebook failed: CellExecutionError",
         "KeyError: 'planted by the test'",
     ],
     "hanging notebook cell": [
@@ -358,7 +384,10 @@ EXPECTED = {
 
 def located(project):
     """Messages that name a line found in the faulty copy."""
-    recipe, notebook = project / "recipes/plot_02_residual_add.py", project / "docs/planted_output.md"
+    recipe, notebook = (
+        project / "recipes/plot_03_anomaly_thread_output.py",
+        project / "docs/planted_output.md",
+    )
     big_print = line_of(recipe, f'print("x" * {BIG})')
     return {
         "recipe output over the cap": [
@@ -370,7 +399,7 @@ def located(project):
             f"{notebook}:{line_of(notebook, '{code-cell}')}: WARNING: this cell printed {BIG // 1000:,},"
         ],
         "notebook without a cached run": [
-            f"{project}/docs/no_grad_guide.md: WARNING: no executed copy of this notebook in jupyter-cache "
+            f"{project}/docs/tiny_notebook.md: WARNING: no executed copy of this notebook in jupyter-cache "
             "(did it fail to run? nb_execution_mode must be 'cache'): the page gets no notebook download"
         ],
     }
@@ -390,7 +419,7 @@ def test_located_fault_is_reported_by_file_and_line(fault_build, fault):
         )
 
 
-@pytest.mark.parametrize("page", ["recipes/plot_02_residual_add.html", "planted_output.html"])
+@pytest.mark.parametrize("page", ["recipes/plot_03_anomaly_thread_output.html", "planted_output.html"])
 def test_output_over_the_cap_is_cut_on_the_page(fault_outputs, page):
     html = (fault_outputs / "build/html/en" / page).read_text(encoding="utf-8")
     assert len(html.encode()) < 250_000
@@ -399,9 +428,9 @@ def test_output_over_the_cap_is_cut_on_the_page(fault_outputs, page):
 
 def test_notebook_without_a_cached_run_offers_no_download(fault_outputs):
     project = fault_outputs
-    html = (project / "build/html/en/no_grad_guide.html").read_text(encoding="utf-8")
+    html = (project / "build/html/en/tiny_notebook.html").read_text(encoding="utf-8")
     assert ".ipynb" not in html
-    assert not (project / "build/notebooks/no_grad_guide.ipynb").exists()
+    assert not (project / "build/notebooks/tiny_notebook.ipynb").exists()
 
 
 @pytest.mark.parametrize("fault", EXPECTED)
@@ -413,52 +442,53 @@ def test_fault_is_reported_by_name(fault_build, fault):
 
 def test_syntax_error_in_a_recipe_names_file_and_line(fault_build):
     project, code, output, seconds = fault_build
-    assert "plot_07_detach_statistics.py unexpectedly failed" in output
-    line = line_of(project / "recipes/plot_07_detach_statistics.py", "total = torch.zeros(1")
-    assert re.search(
-        rf'File ".*plot_07_detach_statistics\.py", line {line}\n.*\n.*\n\s*SyntaxError: ', output
-    ), output
+    assert "plot_08_syntax_error.py unexpectedly failed" in output
+    line = line_of(project / "recipes/plot_08_syntax_error.py", "total = torch.zeros(1")
+    assert re.search(rf'File ".*plot_08_syntax_error\.py", line {line}\n.*\n.*\n\s*SyntaxError: ', output), (
+        output
+    )
 
 
 def test_flipped_verdict_names_the_claim_and_its_line(fault_build):
     project, code, output, seconds = fault_build
-    line = line_of(project / "docs/claims.toml", 'id = "index-add-inplace-raises"')
+    line = line_of(project / "docs/claims.toml", 'id = "tiny-no-grad-result"')
     assert re.search(
-        rf"claims\.toml:{line}: WARNING: claim index-add-inplace-raises no longer matches the ledger "
-        r"on torch [\w.+]+: recorded 'holds', observed 'holds in part' \(page recipes/plot_05_indexing_and_inplace\)",
+        rf"claims\.toml:{line}: WARNING: claim tiny-no-grad-result no longer matches the ledger "
+        r"on torch [\w.+]+: recorded 'does not hold', observed 'holds' \(page tiny_notebook\)",
         output,
     ), output
 
 
 def test_broken_cross_reference_names_file_and_line(fault_build):
     project, code, output, seconds = fault_build
-    line = line_of(project / "docs/index.rst", "inplace_overveiw")
-    assert f"index.rst:{line}: WARNING: unknown document: 'inplace_overveiw'" in output, output
+    line = line_of(project / "docs/index.rst", "tiny_notebok")
+    assert f"index.rst:{line}: WARNING: unknown document: 'tiny_notebok'" in output, output
 
 
 def test_printed_build_path_is_refused_naming_the_page(fault_build):
     project, code, output, seconds = fault_build
-    page = project / "build/html/en/recipes/plot_02_residual_add.html"
+    page = project / "build/html/en/recipes/plot_03_anomaly_thread_output.html"
     assert re.search(
         rf"autograd_recipes\.publish\.build: {re.escape(str(page))}:\d+: shows the build machine's path",
         output,
     ), output
 
 
-def test_leaked_settings_do_not_reach_later_recipes_or_claims(fault_outputs, built_site):
+def test_leaked_settings_do_not_reach_later_recipes_or_claims(fault_outputs, tiny_site):
     project = fault_outputs
-    # recipe 1 left float64 and no grad mode behind: recipe 2 still printed what it prints alone
+    # plot_00 left float64 and no grad mode behind: the tiny site's recipes, run after it,
+    # printed what they print in a clean build (under either setting, plot_01's would differ)
     outputs = re.compile(r'<div class="sphx-glr-script-out.*?<pre>(.*?)</pre>', re.S)
-    page = "build/html/en/recipes/plot_02_residual_add.html"
-    clean = outputs.findall((built_site[0] / page).read_text(encoding="utf-8"))
-    faulty = outputs.findall((project / page).read_text(encoding="utf-8"))
-    assert clean and len(faulty) == len(clean) + 1  # and a block printing too much
-    assert all(f.startswith(c) for c, f in zip(clean, faulty))  # the last one also printed the cwd
+    for recipe in RECIPES:
+        page = f"build/html/en/recipes/{Path(recipe).stem}.html"
+        clean = outputs.findall((tiny_site[0] / page).read_text(encoding="utf-8"))
+        assert clean and outputs.findall((project / page).read_text(encoding="utf-8")) == clean, page
     # the claims ran in a clean process: their evidence is the clean build's, claim by claim
     evidence = re.compile(r'id="claim-([\w-]+)">.*?<pre[^>]*>(.*?)</pre>', re.S)
-    clean = dict(evidence.findall((built_site[0] / "build/html/en/claims.html").read_text(encoding="utf-8")))
+    clean = dict(evidence.findall((tiny_site[0] / "build/html/en/claims.html").read_text(encoding="utf-8")))
     faulty = dict(evidence.findall((project / "build/html/en/claims.html").read_text(encoding="utf-8")))
-    for claim_id in ("inplace-reuses-memory", "underscore-ops-are-in-place", "leaf-inplace-raises"):
+    assert len(clean) == 3
+    for claim_id in clean:
         assert faulty[claim_id] == clean[claim_id], claim_id
 
 
@@ -467,26 +497,27 @@ def test_faulty_runs_are_not_cached(fault_outputs):
     assert not list((project / "build/claims").glob("*.json")), "results with errors were cached"
     gallery = project / "docs/recipes"
     # the recipes that left something behind lose their cache entry and run again next time
-    assert not (gallery / "plot_01_manual_weight_update.py.md5").exists()
-    assert not (gallery / "plot_02_residual_add.py.md5").exists()
+    assert not (gallery / "plot_00_leaves_settings.py.md5").exists()
+    assert not (gallery / "plot_03_anomaly_thread_output.py.md5").exists()
+    assert (gallery / "plot_01_leaf_update.py.md5").exists()  # the control: a sound recipe's entry is kept
 
 
 # --- faults that end the build process: one small build each ------------------------
 
+RECIPE = RECIPES[0]  # the tiny site's first recipe: a build that stops there stops within seconds
 EXITS = {
-    "sys.exit(0)": "recipes/plot_01_manual_weight_update.py:{line}: sys.exit(0) ended the build while "
-    "running recipe recipes/plot_01_manual_weight_update.py",
-    'sys.exit("planted message")': "recipes/plot_01_manual_weight_update.py:{line}: sys.exit('planted message') "
-    "ended the build while running recipe recipes/plot_01_manual_weight_update.py",
+    "sys.exit(0)": f"{RECIPE}:{{line}}: sys.exit(0) ended the build while running recipe {RECIPE}",
+    'sys.exit("planted message")': f"{RECIPE}:{{line}}: sys.exit('planted message') "
+    f"ended the build while running recipe {RECIPE}",
     "os._exit(0)": "autograd_recipes.publish.build: the en build ended before it finished (exit 0), while running recipe "
-    "recipes/plot_01_manual_weight_update.py; nothing it wrote can be published",
+    f"{RECIPE}; nothing it wrote can be published",
 }
 
 
 def _exiting(call):
     def prepare(folder):
-        project = copy_project(folder / "project")
-        recipe = project / "recipes/plot_01_manual_weight_update.py"
+        project = tiny_project(folder / "project")
+        recipe = project / RECIPE
         plant(recipe, "import torch\n", f"import torch\nimport os, sys\n{call}\n")
         return background_build(project, "--lang", "en")
 
@@ -505,7 +536,7 @@ def exit_builds():
 @pytest.mark.parametrize("call", EXITS)
 def test_recipe_that_exits_fails_the_build_naming_it(exit_builds, call):
     result = exit_builds[call]
-    recipe = result.project / "recipes/plot_01_manual_weight_update.py"
+    recipe = result.project / RECIPE
     assert result.code != 0, result.output
     assert EXITS[call].format(line=line_of(recipe, call)) in result.output, result.output
     assert "autograd_recipes.publish.build: the en build failed" in result.output
@@ -515,9 +546,9 @@ WATCHDOG_RECIPE_TIMEOUT = 10  # long enough for the recipe to block the alarm fi
 
 
 def _hanging(folder):
-    project = copy_project(folder / "project")
+    project = tiny_project(folder / "project")
     plant(
-        project / "recipes/plot_01_manual_weight_update.py",
+        project / RECIPE,
         "import torch\n",
         "import torch\nimport signal, time\n\n"
         "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})  # like a long native call\n"
@@ -549,22 +580,22 @@ def test_recipe_that_ignores_its_timeout_is_ended_by_the_watchdog(watchdog_build
     )  # faulthandler's dump
     assert (
         "autograd_recipes.publish.build: the en build ended before it finished (exit 1), while running recipe "
-        "recipes/plot_01_manual_weight_update.py"
+        f"{RECIPE}"
     ) in output, output
 
 
-def _dying_kernel(folder, site):
-    # seeded: the other notebook and the claims come from the shared build's caches
-    project = seeded_copy(folder / "project", (site.project,))
+def _dying_kernel(folder, tiny):
+    # seeded: the claims come from the tiny build's cache
+    project = seeded_tiny(folder / "project", tiny.project)
     plant(
-        project / "docs/inplace_overview.md",
-        "\n## In place vs out of place",
-        "\n```{code-cell} ipython3\nimport os; os._exit(1)\n```\n\n## In place vs out of place",
+        project / NOTEBOOK,
+        "\n## Under no_grad",
+        "\n```{code-cell} ipython3\nimport os; os._exit(1)\n```\n\n## Under no_grad",
     )
     return background_build(project, "--lang", "en", "-D", "plot_gallery=0")
 
 
-JOBS.register("dead kernel", "dead_kernel_build", _dying_kernel, after=["site"])
+JOBS.register("dead kernel", "dead_kernel_build", _dying_kernel, after=["tiny"])
 
 
 @pytest.fixture(scope="module")
@@ -574,18 +605,18 @@ def dead_kernel_build():
 
 def test_dead_notebook_kernel_fails_the_build_naming_the_cell(dead_kernel_build):
     code, output = dead_kernel_build.code, dead_kernel_build.output
-    notebook = dead_kernel_build.project / "docs/inplace_overview.md"
+    notebook = dead_kernel_build.project / NOTEBOOK
     assert code != 0
     assert "DeadKernelError: Kernel died" in output
     cell = line_of(notebook, "import os; os._exit(1)") - 1  # its {code-cell} line
     assert (
         f"autograd_recipes.publish.build: the en build stopped while running notebook cell "
-        f"docs/inplace_overview.md:{cell} (import os; os._exit(1))"
+        f"{NOTEBOOK}:{cell} (import os; os._exit(1))"
     ) in output, output
 
 
 def test_second_build_in_the_same_checkout_is_refused(tmp_path):
-    project = copy_project(tmp_path / "project")
+    project = tiny_project(tmp_path / "project")
     lock_path = project / "build" / ".lock"
     lock_path.parent.mkdir(parents=True)
     with open(lock_path, "w") as lock:
@@ -601,20 +632,31 @@ def test_second_build_in_the_same_checkout_is_refused(tmp_path):
     assert not (project / "build" / "html").exists()
 
 
-def test_incomplete_site_is_reported_page_by_page(built_site, tmp_path):
+def test_incomplete_site_is_reported_page_by_page(tiny_site, tmp_path):
     import shutil
 
-    from autograd_recipes.publish import build
-
-    html = tmp_path / "html"
-    shutil.copytree(built_site[0] / "build/html", html)
-    assert build.missing_pages(html, build.LANGUAGES) == []
-    (html / "ko/recipes/plot_04_relu_inplace.html").unlink()
+    html = tmp_path / "project" / "build" / "html"
+    shutil.copytree(tiny_site[0], html.parent.parent)
+    script = "from autograd_recipes.publish import build; print(build.missing_pages(build.ROOT / 'build/html', build.LANGUAGES))"
+    assert _in(html.parent.parent, script) == "[]"
+    (html / "ko/recipes/plot_02_clone_first.html").unlink()
     (html / "en/claims.html").write_text("")
-    assert build.missing_pages(html, build.LANGUAGES) == [
-        f"{html}/en/claims.html: missing or empty, although its source exists",
-        f"{html}/ko/recipes/plot_04_relu_inplace.html: missing or empty, although its source exists",
-    ]
+    assert _in(html.parent.parent, script) == str(
+        [
+            f"{html}/en/claims.html: missing or empty, although its source exists",
+            f"{html}/ko/recipes/plot_02_clone_first.html: missing or empty, although its source exists",
+        ]
+    )
+
+
+def _in(project, script):
+    """What ``script`` prints, run in ``project`` (whose conf.py the package reads there)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", script], cwd=project, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
 
 
 def test_truncated_claims_cache_is_a_miss(tmp_path):
@@ -657,16 +699,16 @@ def test_running_claims_in_their_own_process_survives_exits(tmp_path):
 def test_untranslated_korean_message_fails_the_build_naming_the_catalog(tmp_path):
     import polib
 
-    project = copy_project(tmp_path / "project")
-    po_path = project / "locales/ko/LC_MESSAGES/recipes/plot_06_parameter_decay.po"
+    project = tiny_project(tmp_path / "project")
+    po_path = project / "locales/ko/LC_MESSAGES/recipes/plot_01_leaf_update.po"
     po = polib.pofile(str(po_path))
-    entry = next(e for e in po if e.msgid == "The safe version")
+    entry = next(e for e in po if e.msgid == "The fix")
     entry.msgstr = ""
     po.save()
-    line = polib.pofile(str(po_path)).find("The safe version").linenum
+    line = polib.pofile(str(po_path)).find("The fix").linenum
     code, output = build_site(project)
     assert code != 0
-    assert f"{po_path}:{line}: untranslated: 'The safe version'" in output
+    assert f"{po_path}:{line}: untranslated: 'The fix'" in output
     assert not (project / "build" / "html").exists(), "it should refuse before building anything"
 
 

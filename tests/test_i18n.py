@@ -8,7 +8,8 @@ import sys
 
 import polib
 import pytest
-from conftest import ROOT, copy_project
+from conftest import ROOT
+from tiny import tiny_project
 
 from autograd_recipes.i18n import first_gloss
 from autograd_recipes.i18n.check_catalogs import catalog_problems
@@ -111,10 +112,10 @@ def test_catalogs_match_the_current_english(built_site, tmp_path):
 
 
 def test_an_untranslated_message_is_reported(tmp_path):
-    project = copy_project(tmp_path / "project")
-    po_path = project / "locales/ko/LC_MESSAGES/recipes/plot_03_clone_before_inplace.po"
+    project = tiny_project(tmp_path / "project")
+    po_path = project / "locales/ko/LC_MESSAGES/recipes/plot_01_leaf_update.po"
     po = polib.pofile(str(po_path))
-    victim = next(e for e in po if e.msgid.startswith("The safe version"))
+    victim = next(e for e in po if e.msgid.startswith("The fix"))
     victim.msgstr = ""
     po.save()
     line = polib.pofile(str(po_path)).find(victim.msgid).linenum  # saving re-wraps lines
@@ -122,12 +123,12 @@ def test_an_untranslated_message_is_reported(tmp_path):
     assert problems == [f"{po_path}:{line}: untranslated: {victim.msgid[:70]!r}"]
 
 
-def test_changed_english_is_reported_as_drift(built_site, tmp_path):
-    project, code, output = built_site
+def test_changed_english_is_reported_as_drift(tiny_site, tmp_path):
+    project, code, output = tiny_site
     copy = tmp_path / "project"
     shutil.copytree(project, copy)
     page = copy / "docs" / "index.rst"
-    page.write_text(page.read_text().replace("Start with", "Begin with", 1))
+    page.write_text(page.read_text().replace("A tiny site:", "A small site:", 1))
     result = subprocess.run(
         [sys.executable, "-m", "autograd_recipes.publish.build", "--gettext"],
         cwd=copy,
@@ -136,12 +137,8 @@ def test_changed_english_is_reported_as_drift(built_site, tmp_path):
     )
     assert result.returncode == 0, result.stderr
     problems = catalog_problems(copy / "locales/ko/LC_MESSAGES", copy / "build" / "gettext")
-    assert any(
-        "English changed, no Korean for: ':doc:`inplace_overview`" in p
-        or "English changed, no Korean for: 'Begin with" in p
-        for p in problems
-    ), problems
-    assert any("Korean for English that is gone: 'Start with" in p for p in problems), problems
+    assert any("English changed, no Korean for: 'A small site:" in p for p in problems), problems
+    assert any("Korean for English that is gone: 'A tiny site:" in p for p in problems), problems
 
 
 # the page catalogs: prose, where terms and glosses follow the glossary

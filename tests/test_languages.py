@@ -2,9 +2,11 @@
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from conftest import JOBS, LANGUAGES, SITE_URL, background_build
+from tiny import RECIPES
 
 
 def pages(project, lang):
@@ -132,19 +134,19 @@ def test_korean_search_finds_pages(built_site, query, expected):
     assert expected in names, (query, terms, sorted(names))
 
 
-def _korean_again(folder, site):
-    """A copy of the shared build, its Korean pages built again from a fresh environment."""
+def _korean_again(folder, tiny):
+    """A copy of the tiny site's build, its Korean pages built again from a fresh environment."""
     import shutil
 
     project = folder / "project"
-    shutil.copytree(site.project, project, symlinks=True)
+    shutil.copytree(tiny.project, project, symlinks=True)
     costs = sorted((project / "docs" / "recipes").glob("*.cost.json"))
     return background_build(project, "--lang", "ko", "-E"), {
         "before": {p: p.stat().st_mtime_ns for p in costs}
     }
 
 
-JOBS.register("korean again", "korean_rebuild", _korean_again, after=["site"])
+JOBS.register("korean again", "korean_rebuild", _korean_again, after=["tiny"])
 
 
 @pytest.fixture(scope="module")
@@ -164,8 +166,8 @@ def test_korean_build_runs_nothing_again(korean_rebuild):
 THIRD = ("fr", "Français")
 
 
-def _third_language(folder, site):
-    """A copy of the shared build with a third language added the documented way: its
+def _third_language(folder, tiny):
+    """A copy of the tiny site's build with a third language added the documented way: its
     line in conf.py's site_languages and a catalog per document (here the English
     itself, as msgstr: empty of translation, but complete for the catalog check)."""
     import shutil
@@ -173,7 +175,7 @@ def _third_language(folder, site):
     import polib
 
     project = folder / "project"
-    shutil.copytree(site.project, project, symlinks=True)
+    shutil.copytree(tiny.project, project, symlinks=True)
     conf = project / "conf.py"
     line = next(line for line in conf.read_text().splitlines() if line.startswith("site_languages = {"))
     conf.write_text(conf.read_text().replace(line, line.replace("}", f', "{THIRD[0]}": "{THIRD[1]}"}}')))
@@ -189,7 +191,7 @@ def _third_language(folder, site):
     return background_build(project, "--lang", THIRD[0])
 
 
-JOBS.register("third language", "third_language_build", _third_language, after=["site"])
+JOBS.register("third language", "third_language_build", _third_language, after=["tiny"])
 
 
 @pytest.fixture(scope="module")
@@ -213,5 +215,5 @@ def test_a_third_language_is_one_line_plus_its_catalogs(third_language_build):
         assert f'hreflang="{other}"' in switch, switch
     root = (html / "index.html").read_text(encoding="utf-8")
     assert f'href="{lang}/index.html"' in root and THIRD[1] in root
-    assert f"/{lang}/recipes/plot_01_manual_weight_update.html</loc>" in (html / "sitemap.xml").read_text()
+    assert f"/{lang}/{Path(RECIPES[0]).with_suffix('.html')}</loc>" in (html / "sitemap.xml").read_text()
     assert 'hreflang="fr"' in (html / "404.html").read_text(encoding="utf-8")

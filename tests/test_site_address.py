@@ -1,8 +1,8 @@
 """The pages link to where they are published and to the repository they come from, as
 the Pages workflow says (conf.py: AUTOGRAD_RECIPES_SITE_URL, _REPOSITORY, _BRANCH).
 
-One build with another address, repository, branch and date: a copy of the shared
-build, its English pages built again (nothing runs again: the settings change only
+One build with another address, repository, branch and date: a copy of the tiny
+site's build, its English pages built again (nothing runs again: the settings change only
 what is written). Every place that names the site's address must name the new one;
 the shared build, made with conf.py's defaults, is the control: it names none of them.
 """
@@ -28,13 +28,13 @@ REPOSITORY = "https://github.com/" + OTHER["AUTOGRAD_RECIPES_REPOSITORY"]
 MARKERS = ("fork.example.org", "renamed-recipes", "someone-else")
 
 
-def _other_address(folder, site):
+def _other_address(folder, tiny):
     project = folder / "project"
-    shutil.copytree(site.project, project, symlinks=True)
+    shutil.copytree(tiny.project, project, symlinks=True)
     return background_build(project, "--lang", LANGUAGES[0], env=OTHER)
 
 
-JOBS.register("other address", "other_address_build", _other_address, after=["site"])
+JOBS.register("other address", "other_address_build", _other_address, after=["tiny"])
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,7 @@ def english_pages(html):
 def test_pages_name_the_address_they_are_published_at(other_html):
     lang = LANGUAGES[0]
     pages = english_pages(other_html)
-    assert len(pages) >= 14
+    assert len(pages) >= 10  # the tiny site's eight documents, search and genindex
     for name, text in pages.items():
         assert f'<link rel="canonical" href="{BASE}{lang}/{name}">' in text, name
         for code in [*LANGUAGES, "x-default"]:
@@ -75,7 +75,7 @@ def test_pages_name_the_address_they_are_published_at(other_html):
 def test_sitemap_and_404_page_name_the_new_address(other_html):
     sitemap = (other_html / "sitemap.xml").read_text(encoding="utf-8")
     locations = re.findall(r"<loc>([^<]*)</loc>", sitemap) + re.findall(r'href="([^"]*)"', sitemap)
-    assert len(locations) > 30 and all(url.startswith(BASE) for url in locations), locations[:5]
+    assert len(locations) >= 48 and all(url.startswith(BASE) for url in locations), locations[:5]
     page_404 = (other_html / "404.html").read_text(encoding="utf-8")
     links = re.findall(r'<a href="([^"]*)"', page_404)
     assert links == [f"/renamed-recipes/{code}/index.html" for code in LANGUAGES]
@@ -104,13 +104,13 @@ def test_offline_copy_links_out_to_the_new_address(other_html):
     assert f'href="{BASE}{other}/index.html"' in text
 
 
-def test_default_build_names_none_of_them(built_site):
-    """The control: the shared build (conf.py's defaults) names its own address
+def test_default_build_names_none_of_them(tiny_site):
+    """The control: the tiny site's build (conf.py's defaults) names its own address
     everywhere, and nothing of the other build's."""
-    project, code, output = built_site
+    project, code, output = tiny_site
     html = project / "build" / "html"
     texts = {p: p.read_text(encoding="utf-8") for p in html.rglob("*") if p.suffix in {".html", ".xml"}}
-    assert len(texts) > 30
+    assert len(texts) >= 20
     found = [f"{p}: {m}" for p, text in texts.items() for m in MARKERS if m in text]
     assert found == []
     default = CONF["site_url"].rstrip("/") + "/"

@@ -4,10 +4,12 @@ import ast
 import html as html_text
 import json
 import re
+from pathlib import Path
 
 import polib
 import pytest
-from conftest import EPOCH_2024, JOBS, LANGUAGES, RECIPES, ROOT, background_build, build_site
+from conftest import EPOCH_2024, JOBS, LANGUAGES, RECIPES, ROOT, background_build
+from tiny import RECIPES as TINY_RECIPES
 
 
 def html(project, page, lang="en"):
@@ -15,7 +17,12 @@ def html(project, page, lang="en"):
 
 
 # a cell of each notebook page, found by its code, whose output the download must carry
-KNOWN_CELLS = {"inplace_overview": "address = a.data_ptr()", "no_grad_guide": "print(f\"output's grad_fn"}
+KNOWN_CELLS = {
+    "inplace_overview": "address = a.data_ptr()",
+    "no_grad_guide": "print(f\"output's grad_fn",
+    "tiny_notebook": "y = x * 2",  # the tiny site's (tests/tinysite)
+}
+NOTEBOOKS = ("inplace_overview", "no_grad_guide")
 HIDDEN = {"remove-cell", "remove-output"}
 
 
@@ -105,7 +112,7 @@ def test_overview_page_is_executed(built_site):
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
-@pytest.mark.parametrize("name", sorted(KNOWN_CELLS))
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_notebook_download_carries_the_page_outputs(built_site, name, lang):
     project, code, output = built_site
     assert code == 0, output
@@ -144,35 +151,55 @@ def test_code_blocks_have_a_copy_button_that_skips_output(built_site):
     assert ":not(.sphx-glr-script-out)" in options
 
 
-def test_rebuild_without_changes_succeeds_and_runs_nothing(built_site):
-    project, code, output = built_site
-    assert code == 0, output
+def _rebuilt(folder, second):
+    """The determinism test's second tiny build, built again in place without a change."""
+    project = second.project
     costs = sorted((project / "docs" / "recipes").glob("*.cost.json"))
-    before = {p: p.stat().st_mtime_ns for p in costs}
-    notebooks = [
-        project / f"build/doctrees/html-{lang}/{name}.doctree"
-        for lang in ("en", "ko")
-        for name in KNOWN_CELLS
-    ]
-    read_at = {p: p.stat().st_mtime_ns for p in notebooks}
-    # the shared build's date: another would be a change (every page's footer shows it), and
-    # the tests reading the shared build after this one would see it
-    code, output = build_site(project, env={"SOURCE_DATE_EPOCH": EPOCH_2024})
+    notebooks = [project / f"build/doctrees/html-{lang}/tiny_notebook.doctree" for lang in LANGUAGES]
+    before = {p: p.stat().st_mtime_ns for p in [*costs, *notebooks]}
+    # the first build's date: another would be a change (every page's footer shows it)
+    return background_build(project, env={"SOURCE_DATE_EPOCH": EPOCH_2024}), {
+        "costs": costs,
+        "notebooks": notebooks,
+        "before": before,
+    }
+
+
+JOBS.register("tiny rebuilt", "tiny_rebuild", _rebuilt, after=["tiny again"])
+
+
+@pytest.fixture(scope="module")
+def tiny_rebuild():
+    return JOBS.result("tiny rebuilt")
+
+
+def test_rebuild_without_changes_succeeds_and_runs_nothing(tiny_rebuild):
+    project, code, output, extra = (
+        tiny_rebuild.project,
+        tiny_rebuild.code,
+        tiny_rebuild.output,
+        tiny_rebuild.extra,
+    )
     assert code == 0, output
+    assert len(extra["costs"]) == len(TINY_RECIPES)
     assert "Executing notebook" not in output
-    assert {p: p.stat().st_mtime_ns for p in costs} == before, "a recipe ran again"
-    assert {p: p.stat().st_mtime_ns for p in notebooks} == read_at, "a notebook page was read again"
-    for lang in ("en", "ko"):
-        for name in KNOWN_CELLS:
-            check_notebook_download(project, lang, name)
+    now = {p: p.stat().st_mtime_ns for p in extra["before"]}
+    assert {p: now[p] for p in extra["costs"]} == {p: extra["before"][p] for p in extra["costs"]}, (
+        "a recipe ran again"
+    )
+    assert {p: now[p] for p in extra["notebooks"]} == {p: extra["before"][p] for p in extra["notebooks"]}, (
+        "a notebook page was read again"
+    )
+    for lang in LANGUAGES:
+        check_notebook_download(project, lang, "tiny_notebook")
 
 
-def _upgraded(folder, site):
-    """A copy of the shared build, built again with torch's metadata saying 2.99.0."""
+def _upgraded(folder, tiny):
+    """A copy of the tiny site's build, built again with torch's metadata saying 2.99.0."""
     import shutil
 
     project = folder / "project"
-    shutil.copytree(site.project, project, symlinks=True)
+    shutil.copytree(tiny.project, project, symlinks=True)
     fake = folder / "upgraded" / "torch-2.99.0.dist-info"
     fake.mkdir(parents=True)
     (fake / "METADATA").write_text("Metadata-Version: 2.1\nName: torch\nVersion: 2.99.0\n")
@@ -182,7 +209,7 @@ def _upgraded(folder, site):
     return build, {"before": before}
 
 
-JOBS.register("torch upgrade", "upgraded_build", _upgraded, after=["site"])
+JOBS.register("torch upgrade", "upgraded_build", _upgraded, after=["tiny"])
 
 
 @pytest.fixture(scope="module")
@@ -201,14 +228,14 @@ def test_torch_upgrade_runs_every_recipe_and_notebook_again(upgraded_build):
     before = upgraded_build.extra["before"]
     costs = sorted((project / "docs" / "recipes").glob("*.cost.json"))
     assert code == 0, output
-    assert len(costs) == len(RECIPES) and all(p.stat().st_mtime_ns != before[p] for p in costs), (
+    assert len(costs) == len(TINY_RECIPES) and all(p.stat().st_mtime_ns != before[p] for p in costs), (
         "a recipe was not run again"
     )
-    assert output.count("Executing notebook") == 2, output
+    assert output.count("Executing notebook") == 1, output
     report = html(project, "build_report.html")
     assert "2.99.0" in report
     # every page's provenance line names the torch the build saw (src/autograd_recipes/pages/provenance.py)
-    for page in ("index.html", "glossary.html", "recipes/plot_01_manual_weight_update.html"):
+    for page in ("index.html", "claims.html", Path(TINY_RECIPES[0]).with_suffix(".html").as_posix()):
         assert "Checked on torch 2.99.0 with Python" in html(project, page), page
 
 

@@ -2,14 +2,15 @@
 
 Unit tests run ``check_catalogs.catalog_problems`` on small catalogs written
 here, one fault each, asserting the exact line a contributor sees. Two tests
-use copies of the project: one Korean-only build with translations that Sphinx
+use copies of the tiny site (tests/tinysite): one Korean-only build with translations that Sphinx
 would drop (``src/autograd_recipes/i18n/translation_guard.py`` must name them), and one that
 ``src/autograd_recipes/publish/build.py`` refuses before building anything.
 """
 
 import polib
 import pytest
-from conftest import build_site, copy_project, seeded_copy
+from conftest import build_site, seeded_tiny
+from tiny import tiny_project
 
 from autograd_recipes.i18n.check_catalogs import catalog_problems
 
@@ -157,15 +158,15 @@ def break_translation(project, catalog, msgid_start, change):
     return po_path, line_of(po_path, entry.msgid), entry.msgid
 
 
-def test_a_translation_that_sphinx_drops_fails_the_korean_build(tmp_path, built_site):
-    project = seeded_copy(tmp_path / "project", built_site)
+def test_a_translation_that_sphinx_drops_fails_the_korean_build(tmp_path, tiny_site):
+    project = seeded_tiny(tmp_path / "project", tiny_site[0])
     # the Korean parses as a list, not as the English's paragraph: Sphinx would show the English
     dropped = [
         break_translation(project, catalog, start, lambda msgstr: "- " + msgstr)
         for catalog, start in [
-            ("index.po", "Start with"),
-            ("inplace_overview.po", "With nothing recorded"),
-            ("recipes/plot_06_parameter_decay.po", "The safe version"),
+            ("index.po", "A tiny site:"),
+            ("tiny_notebook.po", "Under ``torch.no_grad()`` a result"),
+            ("recipes/plot_01_leaf_update.po", "The update raises."),
         ]
     ]
     code, output = build_site(project, "--lang", "ko")
@@ -183,21 +184,24 @@ def test_a_translation_that_sphinx_drops_fails_the_korean_build(tmp_path, built_
 
 
 def test_build_refuses_changed_code_and_a_deleted_catalog_before_building(tmp_path):
-    project = copy_project(tmp_path / "project")
+    project = tiny_project(tmp_path / "project")
     locale = project / "locales/ko/LC_MESSAGES"
     po_path, line, msgid = break_translation(
         project,
-        "recipes/plot_05_indexing_and_inplace.po",
-        "Whether ``t[...].add_(1)``",
-        lambda msgstr: msgstr.replace("``t[...].add_(1)``", "``t[...].add_(2)``", 1),
+        "recipes/plot_01_leaf_update.po",
+        "Under ``torch.no_grad()`` the update",
+        lambda msgstr: msgstr.replace("``torch.no_grad()``", "``torch.enable_grad()``", 1),
     )
-    polib.pofile(str(locale / "glossary.po")).save_as_mofile(str(locale / "glossary.mo"))
-    (locale / "glossary.po").unlink()  # the stale .mo stays: Sphinx would still read it
+    polib.pofile(str(locale / "build_report.po")).save_as_mofile(str(locale / "build_report.mo"))
+    (locale / "build_report.po").unlink()  # the stale .mo stays: Sphinx would still read it
     code, output = build_site(project)
     assert code != 0
-    assert f"{locale}/glossary.po: missing catalog: document glossary would be published in English" in output
     assert (
-        f"{po_path}:{line}: inline code differs (msgid ['t[...].add_(1)'], msgstr ['t[...].add_(2)']): "
+        f"{locale}/build_report.po: missing catalog: document build_report would be published in English"
+        in output
+    )
+    assert (
+        f"{po_path}:{line}: inline code differs (msgid ['torch.no_grad()'], msgstr ['torch.enable_grad()']): "
         f"{msgid[:70]!r}"
     ) in output, output
     assert not (project / "build" / "html").exists(), "it should refuse before building anything"
