@@ -16,6 +16,7 @@ copyright = "2026, the autograd-recipes contributors"
 extensions = [
     "autograd_recipes.execution.kernel_ipc",
     "myst_nb",
+    "autograd_recipes.execution.notebook_prerun",  # before the gallery: the notebooks run beside it
     "sphinx_gallery.gen_gallery",
     "sphinx_copybutton",
     "autograd_recipes.pages.mathml",

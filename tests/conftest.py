@@ -11,7 +11,7 @@ import background
 import pytest
 from tiny import tiny_project
 
-from autograd_recipes.project import PROJECT
+from autograd_recipes.project import EXECUTION_LOG_VARIABLE, PROJECT
 
 ROOT = PROJECT.root
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
@@ -85,7 +85,9 @@ def _shared(folder):
 
 
 def _tiny(folder):
-    return background_build(tiny_project(folder / "project"), env={"SOURCE_DATE_EPOCH": EPOCH_2024})
+    project = tiny_project(folder / "project")
+    log = {EXECUTION_LOG_VARIABLE: str(folder / "executions.log")}  # what ran, in order
+    return background_build(project, env={"SOURCE_DATE_EPOCH": EPOCH_2024, **log})
 
 
 JOBS.register("site", "built_site", _shared, first=True)

@@ -56,6 +56,16 @@ def test_fresh_build_succeeds_without_warnings(built_site):
     assert ran == [f"{r.stem}.cost.json" for r in RECIPES]
 
 
+def test_a_cold_build_runs_each_notebook_once_beside_the_gallery(tiny_site):
+    """The notebooks start before the gallery's first recipe (notebook_prerun), each run
+    once: myst-nb, reading the page later, takes the run from jupyter-cache."""
+    project, code, output = tiny_site
+    assert code == 0, output
+    log = (project.parent / "executions.log").read_text().splitlines()
+    assert log == ["notebook tiny_notebook.md", *(f"recipe {Path(r).name}" for r in TINY_RECIPES)], log
+    assert output.count("Executing notebook with kernel") == 1, output
+
+
 def test_every_page_has_one_viewport_tag(built_site):
     """furo writes one; docutils' writer added a second to every page with a source (viewport_tag)."""
     project, code, output = built_site

@@ -119,7 +119,8 @@ class Project:
 
 # The variables that cross a process boundary (besides SOURCE_DATE_EPOCH and Jupyter's own):
 # the file where the build's child notes what it is running (breadcrumb), and the log where
-# ``nox -s bench`` counts the recipes a build ran (recipe_guard)
+# ``nox -s bench`` and the tests read what a build ran, in order ("recipe <file>" from
+# recipe_guard, "notebook <file>" from notebook_prerun)
 BREADCRUMB_VARIABLE = "AUTOGRAD_RECIPES_BREADCRUMB"
 EXECUTION_LOG_VARIABLE = "AUTOGRAD_RECIPES_EXECUTION_LOG"
 

@@ -62,7 +62,7 @@ def prepare_recipe(gallery_conf, fname, when):
 def _before(gallery_conf, fname):
     if os.environ.get(EXECUTION_LOG_VARIABLE):  # nox -s bench counts executions
         with open(os.environ[EXECUTION_LOG_VARIABLE], "a") as log:
-            log.write(Path(fname).name + "\n")
+            log.write(f"recipe {Path(fname).name}\n")
     import torch
 
     from autograd_recipes.execution import torch_state

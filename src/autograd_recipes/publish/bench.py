@@ -59,7 +59,7 @@ def build(project, log):
     if result.returncode:
         sys.exit(f"bench: build failed:\n{result.stdout}{result.stderr}")
     output = result.stdout + result.stderr
-    recipes = log.read_text().split()
+    recipes = [line.split(" ", 1)[1] for line in log.read_text().splitlines() if line.startswith("recipe ")]
     notebooks = output.count("Executing notebook with kernel")
     per_lang = {lang: float(s) for lang, s in LANG_TIME.findall(output)}
     return seconds, per_lang, recipes, notebooks
