@@ -7,6 +7,8 @@ Kept declarative: behaviour lives in the package src/autograd_recipes (by subsys
 import os
 from pathlib import Path
 
+from autograd_recipes import theme
+
 ROOT = Path(__file__).resolve().parent
 
 project = "Autograd Recipes"
@@ -71,7 +73,6 @@ site_branch = os.environ.get("AUTOGRAD_RECIPES_BRANCH") or "main"
 
 exclude_patterns = [
     "_root",
-    "_templates",
     # sphinx-gallery writes notebooks next to its pages; myst-nb must not run them again
     "recipes/**.ipynb",
     "**.ipynb_checkpoints",
@@ -84,11 +85,11 @@ suppress_warnings = ["sphinx_gallery.space_in_filename"]
 # --- theme -------------------------------------------------------------------
 html_theme = "furo"
 html_title = project
-html_static_path = ["docs/_static"]
+html_static_path = [theme.STATIC]
 html_css_files = ["site.css"]
 html_js_files = [("language-switch.js", {"defer": "defer"})]
-html_favicon = "docs/_static/favicon.svg"
-templates_path = ["docs/_templates"]
+html_favicon = theme.FAVICON
+templates_path = [theme.TEMPLATES]
 html_sidebars = {
     "**": [
         "sidebar/brand.html",

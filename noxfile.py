@@ -3,7 +3,6 @@
 import json
 import os
 import re
-import runpy
 import shutil
 import subprocess
 import sys
@@ -66,9 +65,12 @@ def _pip_settings_for(session):
     return env
 
 
-def translations():
-    """The languages other than the source, from conf.py's site_languages (source first)."""
-    return list(runpy.run_path("conf.py")["site_languages"])[1:]
+def project_fact(session, expression):
+    """``expression`` about the project model (autograd_recipes.project.PROJECT, read from
+    conf.py), printed by the session's Python: conf.py imports the package, nox's Python has
+    none of it."""
+    script = f"from autograd_recipes.project import PROJECT; print({expression})"
+    return session.run("python", "-c", script, silent=True).strip()
 
 
 @nox.session
@@ -104,8 +106,13 @@ def i18n(session):
     install(session)
     shutil.rmtree("build/gettext", ignore_errors=True)  # no orphan templates from removed pages
     session.run("python", "-m", "autograd_recipes.publish.build", "--gettext")
-    for lang in translations():
-        session.run("sphinx-intl", "update", "-p", "build/gettext", "-l", lang, "-d", "locales")
+    # sphinx.po is kept by hand: it holds furo's strings and the package's interface strings,
+    # which sphinx.pot (three template messages) does not list, and sphinx-intl would mark
+    # every one of them obsolete; the catalog check below still reads sphinx.pot
+    shutil.rmtree("build/gettext-pages", ignore_errors=True)
+    shutil.copytree("build/gettext", "build/gettext-pages", ignore=shutil.ignore_patterns("sphinx.pot"))
+    for lang in project_fact(session, "*PROJECT.translations").split():
+        session.run("sphinx-intl", "update", "-p", "build/gettext-pages", "-l", lang, "-d", "locales")
         session.run(
             "python",
             "-m",
@@ -274,13 +281,14 @@ def lighthouse(session):
     session.run("python", "-m", "autograd_recipes.publish.lighthouse", *session.posargs)
 
 
-@nox.session(venv_backend="none")
+@nox.session
 def serve(session):
     """Serve the built site at conf.py's LOCAL_SITE_URL, http://127.0.0.1:8000/ (run ``nox -s docs`` first).
 
     A local build's canonical links, sitemap and 404 page point there; ``nox -s serve -- 8001``
     serves on another port.
     """
-    local = urllib.parse.urlsplit(runpy.run_path("conf.py")["LOCAL_SITE_URL"])
+    install(session, *PACKAGE_ALONE)  # the project model, which reads conf.py
+    local = urllib.parse.urlsplit(project_fact(session, 'PROJECT.config["LOCAL_SITE_URL"]'))
     port = session.posargs[0] if session.posargs else str(local.port)
-    session.run("python3", "-m", "http.server", port, "--bind", local.hostname, "--directory", "build/html")
+    session.run("python", "-m", "http.server", port, "--bind", local.hostname, "--directory", "build/html")

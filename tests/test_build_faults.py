@@ -515,8 +515,8 @@ EXITS = {
 
 
 def _exiting(call):
-    def prepare(folder):
-        project = tiny_project(folder / "project")
+    def prepare(folder, tiny):
+        project = seeded_tiny(folder / "project", tiny.project)  # only the planted recipe runs
         recipe = project / RECIPE
         plant(recipe, "import torch\n", f"import torch\nimport os, sys\n{call}\n")
         return background_build(project, "--lang", "en")
@@ -525,7 +525,7 @@ def _exiting(call):
 
 
 for _call in EXITS:
-    JOBS.register(f"exit {_call}", "exit_builds", _exiting(_call))
+    JOBS.register(f"exit {_call}", "exit_builds", _exiting(_call), after=["tiny"])
 
 
 @pytest.fixture(scope="module")
@@ -545,8 +545,8 @@ def test_recipe_that_exits_fails_the_build_naming_it(exit_builds, call):
 WATCHDOG_RECIPE_TIMEOUT = 10  # long enough for the recipe to block the alarm first, under load
 
 
-def _hanging(folder):
-    project = tiny_project(folder / "project")
+def _hanging(folder, tiny):
+    project = seeded_tiny(folder / "project", tiny.project)
     plant(
         project / RECIPE,
         "import torch\n",
@@ -559,7 +559,7 @@ def _hanging(folder):
     )
 
 
-JOBS.register("watchdog", "watchdog_build", _hanging)
+JOBS.register("watchdog", "watchdog_build", _hanging, after=["tiny"])
 
 
 @pytest.fixture(scope="module")

@@ -2,10 +2,13 @@
 
 import ast
 import json
+import os
 import re
+import sys
 
+import background
 import pytest
-from conftest import LANGUAGES, ROOT, write_ledger
+from conftest import JOBS, LANGUAGES, ROOT, write_ledger
 
 from autograd_recipes.evidence import claims_ledger
 
@@ -58,25 +61,45 @@ def test_claim_holds_as_recorded_on_this_torch(shared_build_results, claim):
     assert "/tmp/" not in evidence and "/work/" not in evidence and "0x" not in evidence
 
 
-@pytest.fixture(scope="session")
-def control_results(tmp_path_factory):
-    """Every claim's check run on its control case, the way the build runs claims
-    (claims_runner: a process of its own, time limits), in two processes side by side:
-    no verdict rests on a timing, so the machine's load changes none."""
-    from concurrent.futures import ThreadPoolExecutor
+# Every claim's check run on its control case, the way the build runs claims (claims_runner:
+# a process of its own, time limits), in two processes side by side, beside the other tests
+# from the start of the run: no verdict rests on a timing, so the machine's load changes none.
+CONTROLS = """
+import json
+import sys
+from concurrent.futures import ThreadPoolExecutor
 
-    from autograd_recipes.evidence import claims_runner
+from autograd_recipes.evidence import claims_runner
 
-    folder = tmp_path_factory.mktemp("controls")
+out, *ledgers = sys.argv[1:]
+with ThreadPoolExecutor(len(ledgers)) as pool:
+    results = list(pool.map(lambda ledger: claims_runner.run_all(ledger, timeout=180), ledgers))
+with open(out, "w", encoding="utf-8") as f:
+    json.dump({k: v for part in results for k, v in part.items()}, f)
+"""
+
+
+def _controls(folder):
     ledgers = [
         write_ledger(
             folder / f"controls-{n}.toml", [dict(c, code=claims_ledger.control_code(c)) for c in group]
         )
         for n, group in enumerate((CLAIMS[0::2], CLAIMS[1::2]))
     ]
-    with ThreadPoolExecutor(2) as pool:
-        results = list(pool.map(lambda ledger: claims_runner.run_all(ledger, timeout=180), ledgers))
-    return {k: v for part in results for k, v in part.items()}
+    out = folder / "controls.json"
+    command = [sys.executable, "-c", CONTROLS, str(out), *map(str, ledgers)]
+    return background.Build(ROOT, command, dict(os.environ), timeout=900), {"results": out}
+
+
+JOBS.register("controls", "control_results", _controls)
+
+
+@pytest.fixture(scope="session")
+def control_results():
+    result = JOBS.result("controls")
+    assert result.code == 0, result.output
+    found = json.loads(result.extra["results"].read_text(encoding="utf-8"))
+    return {claim_id: tuple(value) for claim_id, value in found.items()}
 
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=lambda c: c["id"])

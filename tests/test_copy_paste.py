@@ -1,12 +1,15 @@
 """A reader copies a page's code blocks, in order, into a fresh interpreter: each does what the page
 shows below it (prints that output, or raises that error), with no name the page does not define.
 
-Run on the shared build, in both languages (the Korean pages show the same code). The
+Run on the real site's build, in the source language; a translated page must show the same
+code (its comments translated) and the same outputs, so it is compared, not run again. The
 helpers of the build (``expect_error``, the graph drawing, the checks) run on the page
 but are not shown (src/autograd_recipes/pages/shown_code.py), so they are not in what the reader copies.
 """
 
+import io
 import re
+import tokenize
 
 import pytest
 from conftest import LANGUAGES
@@ -28,10 +31,9 @@ def _difference(block, result):
     return f"the page shows:\n{shown[:1500]}\npasted, it gives:\n{normalized(got, measured)[:1500]}"
 
 
-@pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("page", PAGES)
-def test_every_code_block_pastes_and_does_what_the_page_shows(built_site, tmp_path, page, lang):
-    blocks = page_blocks(built_site[0] / "build" / "html" / lang / page)
+def test_every_code_block_pastes_and_does_what_the_page_shows(built_site, tmp_path, page):
+    blocks = page_blocks(built_site[0] / "build" / "html" / LANGUAGES[0] / page)
     assert len(blocks) >= 3, f"{page}: no code blocks found"
     results = run_blocks([b["code"] for b in blocks], cwd=tmp_path)
     problems = []
@@ -39,7 +41,36 @@ def test_every_code_block_pastes_and_does_what_the_page_shows(built_site, tmp_pa
         difference = _difference(block, result)
         if difference:
             problems.append(f"block {number}:\n{block['code'][:600]}\n{difference}")
-    assert not problems, f"{lang}/{page}: {len(problems)} of {len(blocks)} blocks\n\n" + "\n\n".join(problems)
+    assert not problems, f"{page}: {len(problems)} of {len(blocks)} blocks\n\n" + "\n\n".join(problems)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES[1:])
+@pytest.mark.parametrize("page", PAGES)
+def test_a_translated_page_shows_the_code_and_output_that_pasted(built_site, page, lang):
+    """A translated page's blocks are the source page's, token for token once comments are
+    dropped (its comments are translated), with the same outputs below them: pasted, they do
+    what the source page's blocks were shown to do (the test above), so they are not run again."""
+    html = built_site[0] / "build" / "html"
+    source, translated = (page_blocks(html / code / page) for code in (LANGUAGES[0], lang))
+    assert len(translated) == len(source) >= 3, page
+    for number, (a, b) in enumerate(zip(source, translated), 1):
+        assert code_tokens(b["code"]) == code_tokens(a["code"]), f"{lang}/{page}: block {number}"
+        assert b["outputs"] == a["outputs"], f"{lang}/{page}: block {number}'s output"
+    assert any(a["code"] != b["code"] for a, b in zip(source, translated)) or not any(
+        "#" in a["code"] for a in source
+    ), f"{lang}/{page}: no comment translated"
+
+
+def code_tokens(code):
+    """The code's tokens without comments and layout: what runs."""
+    skipped = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT}
+    tokens = tokenize.generate_tokens(io.StringIO(code).readline)
+    return [(t.type, t.string) for t in tokens if t.type not in skipped]
+
+
+def test_code_tokens_see_code_not_comments():
+    assert code_tokens("x = 1  # one\n") == code_tokens("x = 1  # 하나\n")
+    assert code_tokens("x = 1\n") != code_tokens("x = 2\n")
 
 
 BUILD_HELPERS = re.compile(r"\b(expect_error|show_graph|autograd_graph)\b")

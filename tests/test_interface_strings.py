@@ -2,16 +2,19 @@
 
 import ast
 import re
+from pathlib import Path
 
 import polib
 import pytest
 from conftest import LANGUAGES, ROOT
 
+from autograd_recipes import theme
+
 TEMPLATE_CALL = re.compile(r"""_\(\s*(['"])(.+?)\1\s*\)""")
 
 
 def marked_strings():
-    """The literal arguments of ``_()`` in src/autograd_recipes/*.py and docs/_templates/**.html."""
+    """The literal arguments of ``_()`` in src/autograd_recipes/*.py and src/autograd_recipes/theme/templates/**.html."""
     found = {}
     for path in sorted((ROOT / "src" / "autograd_recipes").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -23,7 +26,7 @@ def marked_strings():
                 and isinstance(node.args[0].value, str)
             ):
                 found.setdefault(node.args[0].value, f"{path.name}:{node.lineno}")
-    for path in sorted((ROOT / "docs" / "_templates").rglob("*.html")):
+    for path in sorted(Path(theme.TEMPLATES).rglob("*.html")):
         for match in TEMPLATE_CALL.finditer(path.read_text(encoding="utf-8")):
             found.setdefault(match.group(2), path.name)
     # the graph pictures' labels: recipes/autograd_graph.py's WORDS, each passed to _() by graph_figures

@@ -11,12 +11,14 @@ import shutil
 import subprocess
 import sys
 from html import escape, unescape
+from pathlib import Path
 from xml.etree import ElementTree
 
 import polib
 import pytest
 from conftest import ROOT
 
+from autograd_recipes import theme
 from autograd_recipes.evidence import claims_ledger, matrix_data, matrix_runner, torch_matrix
 from autograd_recipes.i18n import first_gloss
 
@@ -353,7 +355,7 @@ def test_evidence_shared_by_releases_is_shown_once_and_differing_evidence_per_re
 
 def test_the_stylesheet_draws_each_state_as_its_symbol():
     """The cells carry words and a class; the symbol of the key is drawn by site.css."""
-    css = (ROOT / "docs" / "_static" / "site.css").read_text(encoding="utf-8")
+    css = (Path(theme.STATIC) / "site.css").read_text(encoding="utf-8")
     for state, symbol in matrix_data.SYMBOLS.items():
         rule = re.search(
             rf'table\.torch-matrix td\.{torch_matrix.CLASSES[state]}::before \{{ content: "(.*?)"; content: "(.*?)" / ""; \}}',

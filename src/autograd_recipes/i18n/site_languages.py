@@ -7,8 +7,8 @@ switch's links (relative, so they work under any sub-path and from ``file://``),
 The OpenGraph tags, og:locale included, are page_summary's.
 
 The switch is in the sidebar and, on phones, where furo hides the sidebar behind its
-menu button, in the top bar (docs/_templates/page.html puts it before HEADER_RIGHT's
-icons). docs/_static/language-switch.js makes its links keep the reader's ``#section``
+menu button, in the top bar (theme/templates/page.html puts it before HEADER_RIGHT's
+icons). theme/static/language-switch.js makes its links keep the reader's ``#section``
 and search query.
 """
 

@@ -6,7 +6,7 @@ the date that of ``SOURCE_DATE_EPOCH`` (src/autograd_recipes/publish/build.py se
 time), so two builds of one commit say the same; without it, today (UTC). The date
 is written as the page's language writes dates (babel's long format: "January 1,
 2024", "2024년 1월 1일"); the sentence comes from sphinx.po. The line is shown by
-docs/_templates/page.html.
+src/autograd_recipes/theme/templates/page.html.
 """
 
 import datetime

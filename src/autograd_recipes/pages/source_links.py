@@ -10,7 +10,7 @@ The file to edit is the one a contributor changes to change the page:
 The link is furo's own edit button (``source_edit_link``, a theme option, which furo
 puts into every page's context as ``theme_source_edit_link``): this extension sets it
 for each page, since no single pattern covers all three kinds of file. The footer
-(docs/_templates/page.html) repeats it as text, beside "report a problem": a new issue
+(theme/templates/page.html) repeats it as text, beside "report a problem": a new issue
 on the repository whose title and body carry the page's address, its language and the
 torch version the page was built with.
 
