@@ -67,7 +67,7 @@ def test_a_cold_build_runs_each_notebook_once_beside_the_gallery(tiny_site):
 
 
 def test_every_page_has_one_viewport_tag(built_site):
-    """furo writes one; docutils' writer added a second to every page with a source (viewport_tag)."""
+    """furo writes one; docutils' writer added a second to every page with a source (autograd_recipes.theme)."""
     project, code, output = built_site
     assert code == 0, output
     site = project / "build" / "html"
