@@ -54,6 +54,7 @@ class Jobs:
         self._changed = threading.Condition()
         self._processes = {}  # name -> the running build's process (leader of its own group)
         self._stopped = threading.Event()
+        self._starting = threading.Lock()  # a build is started, or all are stopped, not both at once
 
     def register(self, name, fixture, prepare, after=(), then=None, first=False):
         """``first``: a build that times code (its claims, the guide's benchmark) and that
@@ -87,8 +88,10 @@ class Jobs:
     def stop(self):
         """End every build still running, with the processes it started (kernels, the
         child build): a session that stops early (-x, Ctrl-C, a crash) leaves none behind."""
-        self._stopped.set()
-        for process in self._processes.copy().values():  # one call: the runner thread may change it
+        with self._starting:  # a build being started now is either in _processes or never starts
+            self._stopped.set()
+            processes = list(self._processes.values())
+        for process in processes:
             _kill_group(process)
 
     def _run(self, names, folders, limit):
@@ -104,16 +107,20 @@ class Jobs:
                     build, extra = prepared if isinstance(prepared, tuple) else (prepared, {})
                     out, err = (open(folders[name] / f"{name}.{s}", "w+") for s in ("stdout", "stderr"))
                     command = build.command if job.first else ["nice", "-n", "10", *build.command]
-                    process = subprocess.Popen(
-                        command,
-                        cwd=build.project,
-                        env=build.env,
-                        stdout=out,
-                        stderr=err,
-                        text=True,
-                        start_new_session=True,  # a group of its own, ended as one (stop, timeout)
-                    )
-                    self._processes[name] = process
+                    with self._starting:
+                        if self._stopped.is_set():
+                            out.close(), err.close()
+                            return
+                        process = subprocess.Popen(
+                            command,
+                            cwd=build.project,
+                            env=build.env,
+                            stdout=out,
+                            stderr=err,
+                            text=True,
+                            start_new_session=True,  # a group of its own, ended as one (stop, timeout)
+                        )
+                        self._processes[name] = process
                     running[name] = (process, build, extra, out, err, time.monotonic())
                 except BaseException as error:  # handed to the test that asks for it
                     self._done(name, error)

@@ -19,7 +19,7 @@ import pytest
 from conftest import ROOT
 
 from autograd_recipes import theme
-from autograd_recipes.evidence import claims_ledger, matrix_data, matrix_runner, torch_matrix
+from autograd_recipes.evidence import claims_ledger, matrix_data, matrix_html, matrix_runner, torch_matrix
 from autograd_recipes.i18n import first_gloss
 
 CLAIMS = claims_ledger.load()
@@ -282,7 +282,7 @@ def evidence_entries(markup):
 
 
 def test_the_matrix_page_renders_the_data_it_is_given():
-    html = torch_matrix.table_html(FakeState(FIXTURE), FakeBuilder(), "versions", FakeEnv())
+    html = matrix_html.table_html(FakeState(FIXTURE), FakeBuilder(), "versions", FakeEnv())
     assert html.count('<th scope="col"') == 1 + len(FIXTURE)
     assert ">2.0.1</th>" in html and ">2.13.0</th>" in html
     rows = table_rows(html)
@@ -292,12 +292,12 @@ def test_the_matrix_page_renders_the_data_it_is_given():
     assert html.count('class="changed differs"') == 1
     assert html.count(' differs"') == 2  # the flipped claim and the changed error, on 2.0.1 only
     assert f'href="claims.html#claim-{CLAIM}"' in html
-    assert f'href="#{torch_matrix.evidence_id("claims", CLAIM)}"' in html
+    assert f'href="#{matrix_html.evidence_id("claims", CLAIM)}"' in html
     # a claim's row is named by its sentence, linked to its box; its evidence link is apart
     claim = next(c for c in CLAIMS if c["id"] == CLAIM)
     assert (
         f'<th scope="row"><a class="row-name" href="claims.html#claim-{CLAIM}">{escape(claim["claim"])}</a>'
-        f'<a class="evidence" href="#{torch_matrix.evidence_id("claims", CLAIM)}">evidence</a></th>'
+        f'<a class="evidence" href="#{matrix_html.evidence_id("claims", CLAIM)}">evidence</a></th>'
     ) in html
     assert not any(f">{c['id']}<" in html for c in CLAIMS)  # no id as a row's text
     # how each release was run: in words after the table, not only in a tooltip
@@ -305,11 +305,11 @@ def test_the_matrix_page_renders_the_data_it_is_given():
 
 
 def test_each_cell_says_its_state_and_whether_it_differs_in_words():
-    rows = table_rows(torch_matrix.table_html(FakeState(FIXTURE), FakeBuilder(), "versions", FakeEnv()))
+    rows = table_rows(matrix_html.table_html(FakeState(FIXTURE), FakeBuilder(), "versions", FakeEnv()))
     # every release printed its own evidence for a claim in this fixture: numbered 1 and 2
     assert rows[CLAIM] == [
-        (torch_matrix.CLASSES[FLIPPED] + " differs", f"{FLIPPED}, differs from the page, evidence ", "1"),
-        (torch_matrix.CLASSES[VERDICTS[CLAIM]], f"{VERDICTS[CLAIM]}, evidence ", "2"),
+        (matrix_html.CLASSES[FLIPPED] + " differs", f"{FLIPPED}, differs from the page, evidence ", "1"),
+        (matrix_html.CLASSES[VERDICTS[CLAIM]], f"{VERDICTS[CLAIM]}, evidence ", "2"),
     ]
     assert rows[RECIPE] == [
         ("changed differs", "error changed, differs from the page, evidence ", "1"),
@@ -329,12 +329,12 @@ def test_evidence_shared_by_releases_is_shown_once_and_differing_evidence_per_re
             result["evidence"] = result["evidence"].replace(old["release"], "an old release")
     records.insert(2, {"release": "2.5.1", "status": "not run", "reason": "pip install failed"})
     state = FakeState(records)
-    rows = table_rows(torch_matrix.table_html(state, FakeBuilder(), "versions", FakeEnv()))
-    evidence = torch_matrix.evidence_html(state, FakeEnv())
+    rows = table_rows(matrix_html.table_html(state, FakeBuilder(), "versions", FakeEnv()))
+    evidence = matrix_html.evidence_html(state, FakeEnv())
     entries = evidence_entries(evidence)
 
     shared, own = f"evidence of {CLAIM} on an old release", f"evidence of {CLAIM} on 2.13.0"
-    assert entries[torch_matrix.evidence_id("claims", CLAIM)] == [
+    assert entries[matrix_html.evidence_id("claims", CLAIM)] == [
         (f"torch 2.0.1–2.1.2 · {VERDICTS[CLAIM]}", shared),
         (f"torch 2.13.0 · {FLIPPED}", own),
     ]
@@ -343,13 +343,13 @@ def test_evidence_shared_by_releases_is_shown_once_and_differing_evidence_per_re
     assert rows[CLAIM][2] == ("not-run", "release not run", None)
     # a row whose releases all printed the same: one entry, its cells unnumbered
     recipe = "plot_01_manual_weight_update"
-    assert entries[torch_matrix.evidence_id("recipes", recipe)] == [
+    assert entries[matrix_html.evidence_id("recipes", recipe)] == [
         ("torch 2.0.1–2.13.0 · holds", "line 1: assert ok: holds")
     ]
     assert [number for _, _, number in rows[recipe]] == [None] * 4
     # every row links to its evidence, and every entry is a row's
     assert set(entries) == {
-        torch_matrix.evidence_id(kind, name) for kind in matrix_data.KINDS for name in HASHES[kind]
+        matrix_html.evidence_id(kind, name) for kind in matrix_data.KINDS for name in HASHES[kind]
     }
 
 
@@ -358,7 +358,7 @@ def test_the_stylesheet_draws_each_state_as_its_symbol():
     css = (Path(theme.STATIC) / "site.css").read_text(encoding="utf-8")
     for state, symbol in matrix_data.SYMBOLS.items():
         rule = re.search(
-            rf'table\.torch-matrix td\.{torch_matrix.CLASSES[state]}::before \{{ content: "(.*?)"; content: "(.*?)" / ""; \}}',
+            rf'table\.torch-matrix td\.{matrix_html.CLASSES[state]}::before \{{ content: "(.*?)"; content: "(.*?)" / ""; \}}',
             css,
         )
         assert rule, state
@@ -388,7 +388,7 @@ def test_claim_sentences_come_from_the_claims_catalog_as_the_claims_page_shows_t
 
 def test_a_claims_news_names_it_once_by_its_sentence():
     """In the news a claim's row is its sentence; its difference is said without its id."""
-    news = torch_matrix._news(FakeState(FIXTURE), FakeBuilder(), "versions", FakeEnv())
+    news = matrix_html.news(FakeState(FIXTURE), FakeBuilder(), "versions", FakeEnv())
     markup = "".join(node.astext() for node in news)  # the raw links and the words
     claim = next(c for c in CLAIMS if c["id"] == CLAIM)
     assert escape(claim["claim"]) in markup and CLAIM not in markup.replace(f"#claim-{CLAIM}", "")
@@ -402,13 +402,13 @@ def test_a_measured_claims_releases_are_grouped_by_state_not_by_figures():
     records = [record(r) for r in ("2.0.1", "2.1.2", "2.13.0")]
     for r in records:
         r["claims"][measured]["evidence"] = f"ratio measured on {r['release']}"
-    cells, entries = torch_matrix._row(FakeState(records), "claims", measured)
+    cells, entries = matrix_html._row(FakeState(records), "claims", measured)
     assert entries == [("ratio measured on 2.0.1", ["2.0.1", "2.1.2", "2.13.0"])]
     # the control: an unmeasured claim with the same differing texts gets an entry per text
     plain = next(c["id"] for c in CLAIMS if not c.get("measured"))
     for r in records:
         r["claims"][plain]["evidence"] = f"printed on {r['release']}"
-    assert len(torch_matrix._row(FakeState(records), "claims", plain)[1]) == 3
+    assert len(matrix_html._row(FakeState(records), "claims", plain)[1]) == 3
 
 
 def test_the_recorded_matrix_is_light():
@@ -417,8 +417,8 @@ def test_the_recorded_matrix_is_light():
     records = matrix_data.load_all()
     state = FakeState(records)
     state.reference = next((r for r in records if r["release"] == "2.13.0"), records[-1])
-    table = torch_matrix.table_html(state, FakeBuilder(), "versions", FakeEnv())
-    evidence = torch_matrix.evidence_html(state, FakeEnv())
+    table = matrix_html.table_html(state, FakeBuilder(), "versions", FakeEnv())
+    evidence = matrix_html.evidence_html(state, FakeEnv())
     for entries in evidence_entries(evidence).values():
         assert len({pre for _, pre in entries}) == len(entries)
     markup = table + evidence
@@ -428,7 +428,7 @@ def test_the_recorded_matrix_is_light():
 
 
 def test_a_recipe_page_line_says_where_it_behaves_as_shown():
-    line = torch_matrix.page_line(
+    line = matrix_html.page_line(
         FakeState(FIXTURE), [("recipes", RECIPE)], FakeBuilder(), f"recipes/{RECIPE}"
     )
     markup = line.astext()

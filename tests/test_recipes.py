@@ -10,14 +10,14 @@ import sys
 import pytest
 from conftest import RECIPES, ROOT
 
+# recipes/autograd_graph.py: the pictures' drawer; a recipe runs without it
+from autograd_recipes.project import DRAWER
+
 
 def test_recipes_are_numbered_in_order():
     """The gallery sorts by file name: plot_01_..., plot_02_..., with no gap or repeat."""
     numbers = [int(r.name.split("_")[1]) for r in RECIPES]
     assert RECIPES and numbers == list(range(1, len(RECIPES) + 1)), [r.name for r in RECIPES]
-
-
-DRAWER = "autograd_graph"  # recipes/autograd_graph.py: the pictures; a recipe runs without it
 
 
 @pytest.mark.parametrize("recipe", RECIPES, ids=lambda p: p.stem)
@@ -84,9 +84,11 @@ def test_a_recipe_copied_alone_runs_without_the_drawer(tmp_path):
 
 # One interpreter imports torch (all a recipe may import besides the standard library),
 # then forks a child per recipe that runs it as ``python recipe.py`` would: as __main__,
-# with fresh globals, its folder first on sys.path, argv = [its path], from an unrelated
-# working directory. Forking saves each recipe the seconds of importing torch again.
+# with fresh globals, argv = [its path], from an unrelated working directory, and the
+# drawer beside it importable (loaded from that folder under its module name, as the build
+# loads it). Forking saves each recipe the seconds of importing torch again.
 RUNNER = """
+import importlib.util
 import json
 import os
 import runpy
@@ -100,7 +102,11 @@ for path, out in zip(sys.argv[1::2], sys.argv[2::2]):
     if pid == 0:
         with open(out + ".stdout", "w") as stdout, open(out + ".stderr", "w") as stderr:
             os.dup2(stdout.fileno(), 1), os.dup2(stderr.fileno(), 2)
-        sys.argv, sys.path[0] = [path], os.path.dirname(path)
+        sys.argv = [path]
+        drawer = os.path.join(os.path.dirname(path), "DRAWER.py")
+        spec = importlib.util.spec_from_file_location("DRAWER", drawer)
+        sys.modules["DRAWER"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules["DRAWER"])
         try:
             runpy.run_path(path, run_name="__main__")
             code = 0
@@ -113,7 +119,7 @@ for path, out in zip(sys.argv[1::2], sys.argv[2::2]):
         os._exit(code)
     results[path] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 print(json.dumps(results))
-"""
+""".replace("DRAWER", DRAWER)
 
 
 @pytest.fixture(scope="module")
