@@ -1,5 +1,6 @@
-"""Builds that run beside the tests: started as soon as the tests that need them are
-collected (or as soon as the build they start from has finished), a few at a time.
+"""Builds (and a few other long tasks) that run beside the tests: started as soon as the
+tests that need them are collected (or as soon as the build they start from has
+finished), a few at a time.
 
 Most of a build's time is one busy core or waiting (kernels starting, planted
 timeouts), so independent builds overlap well on a small machine, and tests that
@@ -25,6 +26,16 @@ class Build:
     project: Path
     command: list
     env: dict
+    timeout: float = 900
+
+
+@dataclass
+class Task:
+    """Work to run in a thread beside the tests: work that waits on processes of its own (a
+    browser, fresh interpreters), so a thread is enough. ``work()``'s value is handed to the
+    fixture as ``Result.extra["value"]``."""
+
+    work: object
     timeout: float = 900
 
 
@@ -105,6 +116,9 @@ class Jobs:
                 try:
                     prepared = job.prepare(folders[name], *(self._results[d] for d in job.after))
                     build, extra = prepared if isinstance(prepared, tuple) else (prepared, {})
+                    if isinstance(build, Task):
+                        running[name] = (_start_task(name, build), build, extra, None, None, time.monotonic())
+                        continue
                     out, err = (open(folders[name] / f"{name}.{s}", "w+") for s in ("stdout", "stderr"))
                     command = build.command if job.first else ["nice", "-n", "10", *build.command]
                     with self._starting:
@@ -126,6 +140,19 @@ class Jobs:
                     self._done(name, error)
             for name, (process, build, extra, out, err, started) in list(running.items()):
                 elapsed = time.monotonic() - started
+                if isinstance(build, Task):
+                    if process.is_alive() and elapsed < build.timeout:
+                        continue
+                    del running[name]
+                    if process.is_alive():
+                        self._done(name, TimeoutError(f"task {name} did not finish in {build.timeout} s"))
+                    elif "error" in process.box:
+                        self._done(name, process.box["error"])
+                    else:
+                        self._done(
+                            name, Result(None, 0, "", elapsed, {**extra, "value": process.box["value"]})
+                        )
+                    continue
                 if process.poll() is None and elapsed < build.timeout:
                     continue
                 if process.returncode is None:
@@ -148,6 +175,25 @@ class Jobs:
         with self._changed:
             self._results[name] = result
             self._changed.notify_all()
+
+
+def _start_task(name, task):
+    """A started thread running ``task.work``; its value or error lands in ``thread.box``."""
+    box = {}
+
+    def run():
+        # this thread, and the processes it starts, yield to the builds marked first, as the
+        # other builds do (on Linux a thread has a niceness of its own, which its children inherit)
+        os.setpriority(os.PRIO_PROCESS, 0, 10)
+        try:
+            box["value"] = task.work()
+        except BaseException as error:  # handed to the test that asks for it
+            box["error"] = error
+
+    thread = threading.Thread(target=run, name=f"task {name}", daemon=True)
+    thread.box = box
+    thread.start()
+    return thread
 
 
 def _kill_group(process):

@@ -16,6 +16,7 @@ import textwrap
 from importlib.metadata import version
 from pathlib import Path
 
+import background
 import pytest
 from background import snapshot
 from conftest import JOBS, background_build, build_site, seeded_tiny
@@ -675,13 +676,30 @@ CONTROL_CLAIM = PLANTED_CLAIMS[PLANTED_CLAIMS.index('[[claim]]\nid = "planted-st
 )
 
 
-def test_running_claims_in_their_own_process_survives_exits(tmp_path):
-    """The runner alone, without a build, with a control claim that must pass."""
+def _runner_alone(folder):
+    """The claims runner alone, without a build: the planted claims, then a control claim."""
     from autograd_recipes.evidence import claims_runner
 
-    ledger = tmp_path / "claims.toml"
+    ledger = folder / "claims.toml"
     ledger.write_text(PLANTED_CLAIMS.replace("timeout = 2", "timeout = 1"))
-    results = claims_runner.run_all(ledger, timeout=5)
+    control = folder / "control.toml"
+    control.write_text(CONTROL_CLAIM)
+    return background.Task(
+        lambda: (claims_runner.run_all(ledger, timeout=5), claims_runner.run_all(control, timeout=5))
+    )
+
+
+JOBS.register("claims runner alone", "runner_alone", _runner_alone)
+
+
+@pytest.fixture(scope="module")
+def runner_alone():
+    return JOBS.result("claims runner alone").extra["value"]
+
+
+def test_running_claims_in_their_own_process_survives_exits(runner_alone):
+    """The runner alone, without a build, with a control claim that must pass."""
+    results, control = runner_alone
     assert list(results) == [
         "planted-endless-loop",
         "planted-sys-exit",
@@ -689,11 +707,7 @@ def test_running_claims_in_their_own_process_survives_exits(tmp_path):
         "planted-state-change",
     ]
     assert all(verdict is None for verdict, _ in results.values()), results
-    control = tmp_path / "control.toml"
-    control.write_text(CONTROL_CLAIM)
-    assert claims_runner.run_all(control, timeout=5) == {
-        "planted-state-change": ("holds", "nothing changed\n")
-    }
+    assert control == {"planted-state-change": ("holds", "nothing changed\n")}
 
 
 def test_untranslated_korean_message_fails_the_build_naming_the_catalog(tmp_path):

@@ -11,8 +11,9 @@ import io
 import re
 import tokenize
 
+import background
 import pytest
-from conftest import LANGUAGES
+from conftest import JOBS, LANGUAGES
 from copy_paste import normalized, page_blocks, run_blocks
 
 from autograd_recipes.evidence import matrix_data
@@ -31,11 +32,33 @@ def _difference(block, result):
     return f"the page shows:\n{shown[:1500]}\npasted, it gives:\n{normalized(got, measured)[:1500]}"
 
 
+def _pasted(page):
+    """The page's blocks pasted into a fresh interpreter, as soon as the site is built."""
+
+    def prepare(folder, site):
+        if site.code != 0:
+            return background.Task(lambda: None)
+        blocks = page_blocks(site.project / "build" / "html" / LANGUAGES[0] / page)
+        return background.Task(lambda: (blocks, run_blocks([b["code"] for b in blocks], cwd=folder)))
+
+    return prepare
+
+
+for _page in PAGES:
+    JOBS.register(f"paste {_page.replace('/', '-')}", "pasted", _pasted(_page), after=["site"])
+
+
+@pytest.fixture(scope="session")
+def pasted(built_site):
+    """{page: (its blocks, what each did pasted)}."""
+    assert built_site[1] == 0, built_site[2]
+    return {page: JOBS.result(f"paste {page.replace('/', '-')}").extra["value"] for page in PAGES}
+
+
 @pytest.mark.parametrize("page", PAGES)
-def test_every_code_block_pastes_and_does_what_the_page_shows(built_site, tmp_path, page):
-    blocks = page_blocks(built_site[0] / "build" / "html" / LANGUAGES[0] / page)
+def test_every_code_block_pastes_and_does_what_the_page_shows(pasted, page):
+    blocks, results = pasted[page]
     assert len(blocks) >= 3, f"{page}: no code blocks found"
-    results = run_blocks([b["code"] for b in blocks], cwd=tmp_path)
     problems = []
     for number, (block, result) in enumerate(zip(blocks, results), 1):
         difference = _difference(block, result)

@@ -7,8 +7,9 @@ import shutil
 import subprocess
 import sys
 
+import background
 import pytest
-from conftest import RECIPES, ROOT
+from conftest import JOBS, RECIPES, ROOT
 
 # recipes/autograd_graph.py: the pictures' drawer; a recipe runs without it
 from autograd_recipes.project import DRAWER
@@ -60,26 +61,43 @@ def test_every_page_carries_the_same_drawer_fallback():
     assert len(set(copies.values())) == 1, copies
 
 
-def test_a_recipe_copied_alone_runs_without_the_drawer(tmp_path):
+def _alone(folder):
+    """One recipe run on its own in a folder, and beside the drawer (two interpreters)."""
+    recipe = next(r for r in RECIPES if "show_graph(" in r.read_text())
+    alone, beside = folder / "alone", folder / "beside"  # beside: the drawer next to it
+    for place in (alone, beside):
+        place.mkdir()
+        (place / recipe.name).write_text(recipe.read_text() + "\nprint('drawer:', show_graph.__module__)\n")
+    shutil.copy(recipe.parent / f"{DRAWER}.py", beside)
+
+    def work():
+        return {
+            place.name: subprocess.run(
+                [sys.executable, str(place / recipe.name)], capture_output=True, text=True, timeout=120
+            )
+            for place in (alone, beside)
+        }
+
+    return background.Task(work)
+
+
+JOBS.register("recipe alone", "alone_runs", _alone)
+
+
+@pytest.fixture(scope="session")
+def alone_runs():
+    return JOBS.result("recipe alone").extra["value"]
+
+
+def test_a_recipe_copied_alone_runs_without_the_drawer(alone_runs):
     """What a reader who downloads one recipe gets: the same run, without the pictures.
     Control: beside the drawer, the same recipe's show_graph is the drawer's."""
-    recipe = next(r for r in RECIPES if "show_graph(" in r.read_text())
-    alone, beside = tmp_path / "alone", tmp_path / "beside"  # beside: the drawer next to it
-    for folder in (alone, beside):
-        folder.mkdir()
-        (folder / recipe.name).write_text(recipe.read_text() + "\nprint('drawer:', show_graph.__module__)\n")
-    shutil.copy(recipe.parent / f"{DRAWER}.py", beside)
-    runs = {
-        folder: subprocess.run(
-            [sys.executable, str(folder / recipe.name)], capture_output=True, text=True, timeout=120
-        )
-        for folder in (alone, beside)
-    }
-    assert runs[alone].returncode == 0, runs[alone].stderr
-    assert runs[alone].stdout.rstrip().endswith("drawer: __main__")
-    assert runs[beside].stdout.rstrip().endswith(f"drawer: {DRAWER}")
-    without = runs[alone].stdout.rsplit("drawer:", 1)[0]
-    assert without == runs[beside].stdout.rsplit("drawer:", 1)[0], "the pictures change no output"
+    runs = alone_runs
+    assert runs["alone"].returncode == 0, runs["alone"].stderr
+    assert runs["alone"].stdout.rstrip().endswith("drawer: __main__")
+    assert runs["beside"].stdout.rstrip().endswith(f"drawer: {DRAWER}")
+    without = runs["alone"].stdout.rsplit("drawer:", 1)[0]
+    assert without == runs["beside"].stdout.rsplit("drawer:", 1)[0], "the pictures change no output"
 
 
 # One interpreter imports torch (all a recipe may import besides the standard library),
@@ -122,22 +140,36 @@ print(json.dumps(results))
 """.replace("DRAWER", DRAWER)
 
 
-@pytest.fixture(scope="module")
-def plain_runs(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("plain")
+def _plain(folder):
     arguments = [a for recipe in RECIPES for a in (str(recipe), str(folder / recipe.stem))]
-    result = subprocess.run(
-        [sys.executable, "-c", RUNNER, *arguments], cwd=folder, capture_output=True, text=True, timeout=300
-    )
-    assert result.returncode == 0 and result.stderr == "", result.stderr  # importing torch is silent
-    codes = json.loads(result.stdout)
-    return {
-        recipe: (
-            codes[str(recipe)],
-            *((folder / f"{recipe.stem}.{s}").read_text() for s in ("stdout", "stderr")),
+
+    def work():
+        result = subprocess.run(
+            [sys.executable, "-c", RUNNER, *arguments],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
-        for recipe in RECIPES
-    }
+        assert result.returncode == 0 and result.stderr == "", result.stderr  # importing torch is silent
+        codes = json.loads(result.stdout)
+        return {
+            recipe: (
+                codes[str(recipe)],
+                *((folder / f"{recipe.stem}.{s}").read_text() for s in ("stdout", "stderr")),
+            )
+            for recipe in RECIPES
+        }
+
+    return background.Task(work)
+
+
+JOBS.register("plain runs", "plain_runs", _plain)
+
+
+@pytest.fixture(scope="session")
+def plain_runs():
+    return JOBS.result("plain runs").extra["value"]
 
 
 @pytest.mark.parametrize("recipe", RECIPES, ids=lambda p: p.stem)
