@@ -53,7 +53,10 @@ def _pip_settings_for(session):
     torch from PyPI: a CUDA build of about 3 GB. Nothing for pip, which reads its own."""
     if session.venv_backend != "uv":
         return {}
-    env = {}
+    # uv, unlike pip, writes no bytecode when it installs; where PYTHONDONTWRITEBYTECODE is set
+    # nothing else writes it either, and every process (each build, kernel, claims runner,
+    # test interpreter) would compile torch's modules again on import
+    env = {"UV_COMPILE_BYTECODE": "1"}
     for setting, value in _pip_config().items():
         name = UV_VARIABLES.get(setting)
         if name and name not in os.environ:
