@@ -9,14 +9,15 @@ import json
 from conftest import RECIPES, ROOT
 
 from autograd_recipes import upstream
+from autograd_recipes.project import PROJECT
 
 
 def test_sphinx_gallery_keeps_an_md5_file_per_run_example(built_site):
-    gallery = built_site[0] / "docs" / "recipes"
+    gallery = built_site[0] / "docs" / PROJECT.gallery_dir
     assert [p.name for p in upstream.gallery_md5_files(gallery)] == [f"{r.name}.md5" for r in RECIPES], (
         "sphinx-gallery no longer writes <gallery>/<name>.py.md5"
     )
-    conf = {"gallery_dirs": "recipes", "src_dir": str(built_site[0] / "docs")}
+    conf = {"src_dir": str(built_site[0] / "docs")}  # gallery_md5_file reads only this of it
     assert upstream.gallery_md5_file(conf, RECIPES[0].name).is_file()
 
 
