@@ -37,6 +37,27 @@ def test_sphinx_gallery_marks_outputs_footer_and_source_lines(built_site):
     assert upstream.GALLERY_SOURCE_LINES.search(rst), "no 'GENERATED FROM PYTHON SOURCE LINES' comments"
 
 
+def test_sphinx_gallery_writes_the_cards_and_downloads_we_read(built_site):
+    html = built_site[0] / "build/html/en"
+    index = (html / "recipes/index.html").read_text(encoding="utf-8")
+    for name in ("GALLERY_CARD_CLASS", "GALLERY_CARD_TITLE_CLASS", "GALLERY_CARDS_CLASS"):
+        assert getattr(upstream, name) in index, f"the gallery's cards have no {getattr(upstream, name)}"
+    assert upstream.GALLERY_CARD_DESCRIPTION_CLASS in index  # ours, after the caption (gallery_cards)
+    page = (html / f"recipes/{RECIPES[0].stem}.html").read_text(encoding="utf-8")
+    for name, _suffix in upstream.GALLERY_DOWNLOAD_CLASSES:
+        assert name in page, f"an example's page has no {name}"
+    rst = (built_site[0] / "docs" / PROJECT.gallery_dir / f"{RECIPES[0].stem}.rst").read_text(
+        encoding="utf-8"
+    )
+    # the note above the downloads (first_screen takes it off the page)
+    assert upstream.GALLERY_DOWNLOAD_NOTE_CLASS in rst, "the download note has another class"
+    thumbnail = upstream.GALLERY_THUMBNAIL.format(stem=RECIPES[0].stem)
+    # graph_figures' picture is the first image, an .svg: sphinx-gallery's thumbnail of it, named so
+    assert (
+        (built_site[0] / "docs" / PROJECT.gallery_dir / "images" / thumbnail).with_suffix(".svg").is_file()
+    ), "sphinx-gallery names or keeps its thumbnails otherwise"
+
+
 def test_myst_nb_records_execution_and_reads_notebooks(built_site):
     from myst_nb.sphinx_ import NbMetadataCollector
 

@@ -17,6 +17,18 @@ from autograd_recipes.project import PROJECT
 GALLERY_OUTPUT_CLASS = "sphx-glr-script-out"
 #: the container around the download links at the end of an example's page
 GALLERY_FOOTER_CLASS = "sphx-glr-footer"
+#: a recipe card, in the raw HTML sphinx-gallery writes for a gallery index or a mini-gallery:
+#: the block that opens it, its caption and the description we add below the caption
+GALLERY_CARD_CLASS = "sphx-glr-thumbcontainer"
+GALLERY_CARD_TITLE_CLASS = "sphx-glr-thumbnail-title"
+GALLERY_CARD_DESCRIPTION_CLASS = "sphx-glr-thumbnail-description"
+#: the container of a gallery's (or a mini-gallery's) cards
+GALLERY_CARDS_CLASS = "sphx-glr-thumbnails"
+#: the note above an example's download links, and the link of each download format
+GALLERY_DOWNLOAD_NOTE_CLASS = "sphx-glr-download-link-note"
+GALLERY_DOWNLOAD_CLASSES = (("sphx-glr-download-python", ".py"), ("sphx-glr-download-jupyter", ".ipynb"))
+#: the placeholder thumbnail sphinx-gallery makes for an example without a picture
+GALLERY_THUMBNAIL = "thumb/sphx_glr_{stem}_thumb.png"
 #: the comment before each generated block, naming its lines in the example's source
 GALLERY_SOURCE_LINES = re.compile(r"GENERATED FROM PYTHON SOURCE LINES (\d+)-\d+")
 

@@ -30,6 +30,7 @@ from docutils import nodes
 from sphinx.locale import _
 from sphinx.util import logging
 
+from autograd_recipes import upstream
 from autograd_recipes.i18n.site_languages import source_language
 from autograd_recipes.pages.recipe_list import lede
 
@@ -150,11 +151,11 @@ def _gallery_cards(app, doctree, docname):
         return
     card = None  # [the raw block that opened the card being read, its recipe]
     for node in list(doctree.findall(lambda n: isinstance(n, (nodes.raw, nodes.reference)))):
-        if isinstance(node, nodes.raw) and "sphx-glr-thumbcontainer" in node.astext():
+        if isinstance(node, nodes.raw) and upstream.GALLERY_CARD_CLASS in node.astext():
             card = [node, None]
         elif isinstance(node, nodes.reference) and card and card[1] is None:
             card[1] = _linked_doc(app, docname, node.get("refuri", ""))
-        elif isinstance(node, nodes.raw) and "sphx-glr-thumbnail-title" in node.astext() and card:
+        elif isinstance(node, nodes.raw) and upstream.GALLERY_CARD_TITLE_CLASS in node.astext() and card:
             (open_div, doc), card = card, None
             if doc not in app.env.all_docs:
                 continue
@@ -169,7 +170,9 @@ def _gallery_cards(app, doctree, docname):
             )
             _replace(
                 node,
-                re.sub(r"(sphx-glr-thumbnail-title\">)[^<]*", rf"\g<1>{escape(title)}", node.astext()),
+                re.sub(
+                    rf'({upstream.GALLERY_CARD_TITLE_CLASS}">)[^<]*', rf"\g<1>{escape(title)}", node.astext()
+                ),
             )
 
 

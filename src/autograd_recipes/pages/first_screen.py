@@ -11,8 +11,10 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.locale import _
 
-NOTE_CLASS = "sphx-glr-download-link-note"
-FORMATS = (("sphx-glr-download-python", ".py"), ("sphx-glr-download-jupyter", ".ipynb"))
+from autograd_recipes import upstream
+
+NOTE_CLASS = upstream.GALLERY_DOWNLOAD_NOTE_CLASS
+FORMATS = upstream.GALLERY_DOWNLOAD_CLASSES
 
 
 def _downloads(doctree):

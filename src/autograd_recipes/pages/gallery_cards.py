@@ -12,8 +12,10 @@ import re
 
 from docutils import nodes
 
+from autograd_recipes import upstream
+
 TOOLTIP = re.compile(r'\stooltip="([^"]*)"')
-CAPTION = re.compile(r'<div class="sphx-glr-thumbnail-title">.*?</div>', re.S)
+CAPTION = re.compile(rf'<div class="{upstream.GALLERY_CARD_TITLE_CLASS}">.*?</div>', re.S)
 # after ui_strings (500), which puts the translated paragraph into the attribute on
 # pages of other languages
 PRIORITY = 600
@@ -25,12 +27,12 @@ def _describe_cards(app, doctree, docname):
     description = None  # of the card being read, from the block that opened it
     for node in list(doctree.findall(nodes.raw)):
         text = node.astext()
-        if "sphx-glr-thumbcontainer" in text:
+        if upstream.GALLERY_CARD_CLASS in text:
             match = TOOLTIP.search(text)
             description = match.group(1) if match else None
             _replace(node, TOOLTIP.sub("", text))
         elif description and (caption := CAPTION.search(text)):
-            line = f'\n      <div class="sphx-glr-thumbnail-description">{description}</div>'
+            line = f'\n      <div class="{upstream.GALLERY_CARD_DESCRIPTION_CLASS}">{description}</div>'
             _replace(node, text[: caption.end()] + line + text[caption.end() :])
             description = None
 

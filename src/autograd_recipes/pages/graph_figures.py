@@ -29,6 +29,7 @@ from sphinx.errors import ExtensionError
 from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
+from autograd_recipes import upstream
 from autograd_recipes.project import PROJECT
 
 
@@ -65,7 +66,8 @@ def scrape(block, block_vars, gallery_conf):
             thumbnail = Path(next(images)).with_suffix(".svg")
             thumbnail.write_text(module.svg(data, tags=False, standalone=True), encoding="utf-8")
             # an older build's placeholder would be found first (sphinx-gallery looks for .png first)
-            stale = thumbnail.parent / "thumb" / f"sphx_glr_{Path(block_vars['src_file']).stem}_thumb.png"
+            stem = Path(block_vars["src_file"]).stem
+            stale = thumbnail.parent / upstream.GALLERY_THUMBNAIL.format(stem=stem)
             stale.unlink(missing_ok=True)
         content = json.dumps(data, ensure_ascii=False, sort_keys=True)
         rst += f"\n.. autograd-graph::\n\n    {content}\n\n"

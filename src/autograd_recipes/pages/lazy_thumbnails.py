@@ -10,6 +10,8 @@ gallery index.
 
 from docutils import nodes
 
+from autograd_recipes import upstream
+
 
 def _lazy_thumbnails(app, doctree, docname):
     if app.builder.format != "html":
@@ -17,9 +19,9 @@ def _lazy_thumbnails(app, doctree, docname):
     opened = False  # inside a card: between its opening raw block and its caption
     for node in list(doctree.findall(lambda n: isinstance(n, (nodes.raw, nodes.image)))):
         if isinstance(node, nodes.raw):
-            if "sphx-glr-thumbcontainer" in node.astext():
+            if upstream.GALLERY_CARD_CLASS in node.astext():
                 opened = True
-            elif "sphx-glr-thumbnail-title" in node.astext():
+            elif upstream.GALLERY_CARD_TITLE_CLASS in node.astext():
                 opened = False
         elif opened:
             node["loading"] = "lazy"

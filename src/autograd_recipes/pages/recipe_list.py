@@ -16,6 +16,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
+from autograd_recipes import upstream
 from autograd_recipes.i18n.first_gloss import GLOSS
 from autograd_recipes.i18n.site_languages import source_language
 from autograd_recipes.project import PROJECT
@@ -82,7 +83,7 @@ def _minigallery_source(app, doctree):
     conf = app.config.sphinx_gallery_conf
     if not conf.get("backreferences_dir") or app.env.docname in recipes(app.env):
         return
-    if any("sphx-glr-thumbnails" in raw.astext() for raw in doctree.findall(nodes.raw)):
+    if any(upstream.GALLERY_CARDS_CLASS in raw.astext() for raw in doctree.findall(nodes.raw)):
         path = Path(app.srcdir, conf["backreferences_dir"], "backreferences_all.json")
         app.env.note_dependency(str(path))
 
