@@ -20,7 +20,8 @@ import background
 import pytest
 from background import snapshot
 from conftest import JOBS, background_build, build_site, seeded_tiny
-from tiny import NOTEBOOK, RECIPES, tiny_project
+from test_recipes import expect_error_source
+from tiny import NOTEBOOK, RECIPES, TINY, tiny_project
 
 PINNED = version("torch").split("+")[0]  # its recorded results: docs/matrix/torch-<PINNED>.json
 # seconds, for the fault build: the planted endless recipe stops after this (wall time: generous,
@@ -110,43 +111,25 @@ verdict = "holds"
 '''
 
 BIG = 2_000_000  # bytes printed; conf.py's max_output_bytes is 100,000
-OUTPUT_NOTEBOOK = f"""\
----
-file_format: mystnb
-kernelspec:
-  name: python3
-  display_name: Python 3
-orphan: true
----
 
-# A planted notebook that prints too much
 
-```{{code-cell}} ipython3
-for _ in range({BIG // 80}):
-    print("y" * 79)
-```
-"""
+def planted_notebook(title, code, settings=""):
+    """An orphan notebook page of one code cell; ``settings``: its ``mystnb`` front matter."""
+    mystnb = f"mystnb:\n{textwrap.indent(settings, '  ')}" if settings else ""
+    return (
+        "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n  display_name: Python 3\n"
+        f"{mystnb}orphan: true\n---\n\n# {title}\n\n```{{code-cell}} ipython3\n{code}```\n"
+    )
+
+
+OUTPUT_NOTEBOOK = planted_notebook(
+    "A planted notebook that prints too much", f'for _ in range({BIG // 80}):\n    print("y" * 79)\n'
+)
 # (many short lines: myst-nb's stream merging takes time quadratic in one line's length)
 
-HANGING_NOTEBOOK = """\
----
-file_format: mystnb
-kernelspec:
-  name: python3
-  display_name: Python 3
-mystnb:
-  execution_timeout: 5
-orphan: true
----
-
-# A planted notebook that hangs
-
-```{code-cell} ipython3
-import time
-
-time.sleep(600)
-```
-"""
+HANGING_NOTEBOOK = planted_notebook(
+    "A planted notebook that hangs", "import time\n\ntime.sleep(600)\n", "execution_timeout: 5\n"
+)
 
 
 def recipe(title, body):
@@ -158,27 +141,12 @@ def recipe(title, body):
     )
 
 
-EXPECT_ERROR = textwrap.dedent(
-    """\
-    import contextlib
-
-    import torch
-
-
-    @contextlib.contextmanager
-    def expect_error(kind, text):
-        want = f"expected {kind.__name__} with {text!r}"
-        try:
-            yield
-        except Exception as err:
-            if type(err) is not kind or text not in str(err):
-                raise AssertionError(f"{want}, got {type(err).__name__}: {err}") from err
-            print(f"{kind.__name__}: {err}")
-        else:
-            raise AssertionError(f"{want}; nothing was raised")
-
-
-    """
+# the helper every recipe carries (test_recipes checks the site's copies are one), taken
+# from the tiny site's first recipe
+EXPECT_ERROR = (
+    "import contextlib\n\nimport torch\n\n\n"
+    + expect_error_source((TINY / RECIPES[0]).read_text(encoding="utf-8")).rstrip()
+    + "\n\n\n"
 )
 
 # Recipes planted beside the tiny site's two: the first leaves torch settings behind (and
@@ -223,22 +191,9 @@ PLANTED_RECIPES = {
         total = torch.zeros(1
         """,
 }
-ERROR_NOTEBOOK = """\
----
-file_format: mystnb
-kernelspec:
-  name: python3
-  display_name: Python 3
-orphan: true
----
-
-# A planted notebook that raises
-
-```{code-cell} ipython3
-a = 1
-raise KeyError("planted by the test")
-```
-"""
+ERROR_NOTEBOOK = planted_notebook(
+    "A planted notebook that raises", 'a = 1\nraise KeyError("planted by the test")\n'
+)
 
 
 def _faulty_project(folder):

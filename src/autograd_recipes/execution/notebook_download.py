@@ -26,7 +26,7 @@ from sphinx import addnodes
 from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/sphinx.po
 from sphinx.util import logging
 
-from autograd_recipes import upstream
+from autograd_recipes import read_again, upstream
 from autograd_recipes.pages import first_screen
 
 logger = logging.getLogger(__name__)
@@ -70,7 +70,7 @@ def add_download_link(app, doctree):
         return
     notebook = executed_notebook(env, docname)
     if notebook is None:
-        env.notebook_download_failed.add(docname)
+        read_again.mark(env, "no notebook download", docname)
         logger.warning(
             "no executed copy of this notebook in jupyter-cache (did it fail to run? "
             "nb_execution_mode must be 'cache'): the page gets no notebook download",
@@ -100,30 +100,9 @@ def add_download_link(app, doctree):
         section.insert(first_screen.lede_end(section), para)
 
 
-def _init_env(app, env, *args):
-    if not hasattr(env, "notebook_download_failed"):
-        env.notebook_download_failed = set()
-
-
-def _purge(app, env, docname):
-    env.notebook_download_failed.discard(docname)
-
-
-def _merge(app, env, docnames, other):
-    env.notebook_download_failed |= other.notebook_download_failed & set(docnames)
-
-
-def _read_failed_again(app, env, added, changed, removed):
-    _init_env(app, env)
-    return sorted(env.notebook_download_failed)
-
-
 def setup(app):
     app.add_config_value("notebook_download_dir", "", "env", types=(str,))
-    app.connect("env-before-read-docs", _init_env)
-    app.connect("env-purge-doc", _purge)
-    app.connect("env-merge-info", _merge)
-    app.connect("env-get-outdated", _read_failed_again)
+    read_again.keep(app, "no notebook download")  # it warns again on the next build
     # before Sphinx collects download files from the doctree
     app.connect("doctree-read", add_download_link, priority=400)
     return {"version": "2", "parallel_read_safe": True, "parallel_write_safe": True}

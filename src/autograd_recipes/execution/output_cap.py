@@ -19,7 +19,7 @@ handling): a cell printing a single line of megabytes stalls the build there.
 from docutils import nodes
 from sphinx.util import logging
 
-from autograd_recipes import upstream
+from autograd_recipes import read_again, upstream
 from autograd_recipes.project import PROJECT
 
 logger = logging.getLogger(__name__)
@@ -94,7 +94,7 @@ def cap_outputs(app, doctree):
         total = sum(_size(node) for node in outputs)
         if total <= limit:
             continue
-        app.env.output_cap_cut.add(docname)
+        read_again.mark(app.env, "output cut", docname)
         logger.warning(
             "%s printed %s bytes, more than max_output_bytes (%s, conf.py): its output is cut on the page",
             what,
@@ -111,29 +111,8 @@ def cap_outputs(app, doctree):
             budget = max(0, budget - size)
 
 
-def _init_env(app, env, *args):
-    if not hasattr(env, "output_cap_cut"):
-        env.output_cap_cut = set()
-
-
-def _purge(app, env, docname):
-    env.output_cap_cut.discard(docname)
-
-
-def _merge(app, env, docnames, other):
-    env.output_cap_cut |= other.output_cap_cut & set(docnames)
-
-
-def _read_cut_again(app, env, added, changed, removed):
-    _init_env(app, env)
-    return sorted(env.output_cap_cut)
-
-
 def setup(app):
     app.add_config_value("max_output_bytes", 100_000, "env", types=(int,))
-    app.connect("env-before-read-docs", _init_env)
-    app.connect("env-purge-doc", _purge)
-    app.connect("env-merge-info", _merge)
-    app.connect("env-get-outdated", _read_cut_again)
+    read_again.keep(app, "output cut")  # a page cut warns again on the next build
     app.connect("doctree-read", cap_outputs, priority=300)  # before anything reads the outputs
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

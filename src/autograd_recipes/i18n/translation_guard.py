@@ -25,6 +25,8 @@ from sphinx.util import logging
 from sphinx.util.i18n import docname_to_domain  # internal: how Locale names a document's catalog
 from sphinx.util.nodes import extract_messages  # the messages Locale translates, as it finds them
 
+from autograd_recipes import read_again
+
 logger = logging.getLogger(__name__)
 SOURCE_LANGUAGE = "en"
 
@@ -69,32 +71,10 @@ class DroppedTranslations(SphinxTransform):
                 type="i18n",
                 subtype="dropped",
             )
-            dropped(self.env).add(docname)
-
-
-def dropped(env):
-    """Pages that warned, kept in the pickled environment between builds."""
-    if not hasattr(env, "dropped_translations"):
-        env.dropped_translations = set()
-    return env.dropped_translations
-
-
-def _forget(app, env, docname):
-    dropped(env).discard(docname)
-
-
-def _merge(app, env, docnames, other):
-    dropped(env).update(dropped(other))
-
-
-def _read_again(app, env, added, changed, removed):
-    """Otherwise an unchanged rebuild skips the pages that warned, and exits 0."""
-    return sorted(dropped(env) - removed)
+            read_again.mark(self.env, "translation dropped", docname)
 
 
 def setup(app):
     app.add_transform(DroppedTranslations)
-    app.connect("env-purge-doc", _forget)
-    app.connect("env-merge-info", _merge)
-    app.connect("env-get-outdated", _read_again)
+    read_again.keep(app, "translation dropped")  # else an unchanged rebuild skips it, exit 0
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
