@@ -105,15 +105,7 @@ JOBS.register("tiny again", "second_tiny_build", _tiny, then=_keep_as_built)
 def pytest_collection_modifyitems(session, config, items):
     """Tests that need no background build first: they run while the builds do."""
     waiting = JOBS.fixtures()
-
-    def rank(item):
-        # then those that read only the real site (the browser tests, mostly): they run while
-        # the tiny builds and the tasks that start from the site are still going, so that the
-        # last minute is those builds side by side, not one browser test after another
-        used = waiting & set(getattr(item, "fixturenames", ()))
-        return 0 if not used else 1 if used == {"built_site"} else 2
-
-    items.sort(key=rank)
+    items.sort(key=lambda item: bool(waiting & set(getattr(item, "fixturenames", ()))))
 
 
 def write_ledger(path, claims):
