@@ -49,7 +49,7 @@ from autograd_recipes.evidence.matrix_html import (
 )
 from autograd_recipes.i18n import translation_guard
 from autograd_recipes.pages import first_screen
-from autograd_recipes.project import source_file
+from autograd_recipes.project import PROJECT, source_file
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +80,7 @@ class _State:
 
 def claims_catalog(app):
     """The claims page's catalog in the build's language (None in English, or where missing)."""
-    if app.config.language == translation_guard.SOURCE_LANGUAGE:
+    if app.config.language == PROJECT.source_language:
         return None
     return translation_guard.catalog_path(app.env, app.config, claims.CLAIMS_DOC)
 

@@ -26,9 +26,9 @@ from sphinx.util.i18n import docname_to_domain  # internal: how Locale names a d
 from sphinx.util.nodes import extract_messages  # the messages Locale translates, as it finds them
 
 from autograd_recipes import read_again
+from autograd_recipes.project import PROJECT
 
 logger = logging.getLogger(__name__)
-SOURCE_LANGUAGE = "en"
 
 
 def catalog_path(env, config, docname):
@@ -45,7 +45,7 @@ class DroppedTranslations(SphinxTransform):
     default_priority = Locale.default_priority + 1
 
     def apply(self, **kwargs):
-        if self.config.language == SOURCE_LANGUAGE:
+        if self.config.language == PROJECT.source_language:
             return
         docname = self.env.current_document.docname
         po_path = catalog_path(self.env, self.config, docname)

@@ -106,7 +106,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="autograd-recipes-bench-") as tmp:
         project = Path(tmp) / "project"
         shutil.copytree(ROOT, project, ignore=NOT_COPIED)
-        shutil.rmtree(project / "docs" / "recipes", ignore_errors=True)
+        shutil.rmtree(project / "docs" / PROJECT.gallery_dir, ignore_errors=True)  # generated
         log = Path(tmp) / "executions.log"
         rows = []
 
@@ -128,12 +128,10 @@ def main():
         edited_message = build(project, log)
         rows.append(("rebuild after editing one Korean message", edited_message))
 
-        print(f"{'build':<44} {'wall':>7} {'en':>7} {'ko':>7}  executed")
+        print(f"{'build':<44} {'wall':>7}" + "".join(f" {lang:>7}" for lang in LANGUAGES) + "  executed")
         for label, (seconds, per_lang, recipes, notebooks) in rows:
-            print(
-                f"{label:<44} {seconds:6.1f}s {per_lang.get('en', 0):6.1f}s {per_lang.get('ko', 0):6.1f}s"
-                f"  {len(recipes)} recipes, {notebooks} notebooks"
-            )
+            columns = "".join(f" {per_lang.get(lang, 0):6.1f}s" for lang in LANGUAGES)
+            print(f"{label:<44} {seconds:6.1f}s{columns}  {len(recipes)} recipes, {notebooks} notebooks")
 
         html = project / "build" / "html"
         print("\nfirst visit, bytes downloaded (HTML, CSS, JS, images, CSS assets):")
