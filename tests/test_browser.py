@@ -357,10 +357,12 @@ def test_the_matrix_keeps_its_row_names_and_header_in_view_on_a_phone(site, brow
     assert before["w"] > before["cw"] and before["h"] > before["ch"], before  # it scrolls both ways
     box = scroller.bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    # A wheel's scroll runs after mouse.wheel returns: each waits for the box to have moved, not a
+    # fixed time (on a busy machine 500 ms was too short for the second one).
     page.mouse.wheel(600, 0)  # right
-    page.wait_for_timeout(300)
+    page.wait_for_function("document.querySelector('.torch-matrix-scroll').scrollLeft > 300", timeout=15000)
     page.mouse.wheel(0, 1500)  # down
-    page.wait_for_timeout(500)
+    page.wait_for_function("document.querySelector('.torch-matrix-scroll').scrollTop > 300", timeout=15000)
     moved = scroller.evaluate("el => [el.scrollLeft, el.scrollTop]")
     assert moved[0] > 300 and moved[1] > 300, moved  # the control: the box did scroll
     seen = page.evaluate(MATRIX_AFTER_SCROLLING)
