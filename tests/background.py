@@ -68,9 +68,9 @@ class Jobs:
         self._starting = threading.Lock()  # a build is started, or all are stopped, not both at once
 
     def register(self, name, fixture, prepare, after=(), then=None, first=False):
-        """``first``: a build that times code (its claims, the guide's benchmark) and that
-        most tests wait for; the others run at a lower priority (nice), so that the first
-        ones take the cores they need and the others take what is left."""
+        """``first``: a build or task on the way to most tests (the real site, which also
+        times code; the page visits that start from it); the others run at a lower priority
+        (nice), so that the first ones take the cores they need and the others what is left."""
         self._jobs[name] = _Job(name, fixture, prepare, tuple(after), then, first)
 
     def fixtures(self):
@@ -117,7 +117,8 @@ class Jobs:
                     prepared = job.prepare(folders[name], *(self._results[d] for d in job.after))
                     build, extra = prepared if isinstance(prepared, tuple) else (prepared, {})
                     if isinstance(build, Task):
-                        running[name] = (_start_task(name, build), build, extra, None, None, time.monotonic())
+                        task = _start_task(name, build, job.first)
+                        running[name] = (task, build, extra, None, None, time.monotonic())
                         continue
                     out, err = (open(folders[name] / f"{name}.{s}", "w+") for s in ("stdout", "stderr"))
                     command = build.command if job.first else ["nice", "-n", "10", *build.command]
@@ -177,14 +178,15 @@ class Jobs:
             self._changed.notify_all()
 
 
-def _start_task(name, task):
+def _start_task(name, task, first=False):
     """A started thread running ``task.work``; its value or error lands in ``thread.box``."""
     box = {}
 
     def run():
         # this thread, and the processes it starts, yield to the builds marked first, as the
         # other builds do (on Linux a thread has a niceness of its own, which its children inherit)
-        os.setpriority(os.PRIO_PROCESS, 0, 10)
+        if not first:
+            os.setpriority(os.PRIO_PROCESS, 0, 10)
         try:
             box["value"] = task.work()
         except BaseException as error:  # handed to the test that asks for it

@@ -105,7 +105,15 @@ JOBS.register("tiny again", "second_tiny_build", _tiny, then=_keep_as_built)
 def pytest_collection_modifyitems(session, config, items):
     """Tests that need no background build first: they run while the builds do."""
     waiting = JOBS.fixtures()
-    items.sort(key=lambda item: bool(waiting & set(getattr(item, "fixturenames", ()))))
+
+    def rank(item):
+        # then those that read only the real site (the browser tests, mostly): they run while
+        # the tiny builds and the tasks that start from the site are still going, so that the
+        # last minute is those builds side by side, not one browser test after another
+        used = waiting & set(getattr(item, "fixturenames", ()))
+        return 0 if not used else 1 if used == {"built_site"} else 2
+
+    items.sort(key=rank)
 
 
 def write_ledger(path, claims):
@@ -199,7 +207,8 @@ def _visits(folder, site):
     return background.Task(lambda: browser_pass.visit_site(site.project / "build" / "html", LANGUAGES))
 
 
-JOBS.register("visits", "page_visits", _visits, after=["site"])
+# first: the page-by-page checks wait for it, and it waits for the site
+JOBS.register("visits", "page_visits", _visits, after=["site"], first=True)
 
 
 @pytest.fixture(scope="session")
