@@ -33,6 +33,7 @@ extensions = [
     "autograd_recipes.pages.source_links",
     "autograd_recipes.pages.provenance",
     "autograd_recipes.publish.offline_copy",
+    "autograd_recipes.publish.stale_outputs",
     "autograd_recipes.pages.page_summary",
     "autograd_recipes.pages.lazy_thumbnails",
     "autograd_recipes.theme",

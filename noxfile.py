@@ -80,7 +80,7 @@ def project_fact(session, expression):
 def docs(session):
     """Build the site into build/html/en and build/html/ko (warnings are errors).
 
-    ``nox -s docs -- --lang en`` builds English only.
+    ``nox -s docs -- --lang en`` builds English only (and removes an older build's other languages).
     """
     install(session)
     session.run("python", "-m", "autograd_recipes.publish.build", *session.posargs)

@@ -110,6 +110,24 @@ verdict = "holds"
 """
 '''
 
+WRITING_CLAIM = '''
+[[claim]]
+id = "planted-writes-a-file"
+article = "inplace"
+section = "planted"
+claim = "A claim that saves a tensor to a relative path."
+scope = "one case: torch.save to a relative path, planted to test where claims run"
+control_case = "none: a planted fault, never run as a control by this build"
+verdict = "holds"
+page = "index"
+control = [["planted", "planted"]]
+control_verdict = "does not hold"
+code = """
+torch.save(torch.ones(1), "planted_claim.pt")
+verdict = "holds"
+"""
+'''
+
 BIG = 2_000_000  # bytes printed; conf.py's max_output_bytes is 100,000
 
 
@@ -190,7 +208,27 @@ PLANTED_RECIPES = {
     "plot_08_syntax_error.py": """\
         total = torch.zeros(1
         """,
+    "plot_10_writes_a_file.py": """\
+        torch.save(torch.ones(1), "planted_model.pt")
+        """,
+    "plot_09_off_site.py": """\
+        class Badge:
+            def _repr_html_(self):
+                return '<img src="https://example.org/planted.png"><script src="//example.org/planted.js"></script>'
+
+
+        Badge()
+        """,
 }
+OFF_SITE_NOTEBOOK = planted_notebook(
+    "A planted notebook that loads from another site",
+    "from IPython.display import HTML\n\nHTML('<script src=\"https://example.org/planted-cell.js\"></script>')\n",
+)
+WRITING_NOTEBOOK = planted_notebook(
+    "A planted notebook that writes files",
+    'import torch\nfrom autograd_recipes.project import ROOT\n\ntorch.save(torch.ones(1), "planted_cell.pt")\n'
+    '(ROOT / "docs" / "planted_leak.txt").write_text("written by a cell")\n',
+)
 ERROR_NOTEBOOK = planted_notebook(
     "A planted notebook that raises", 'a = 1\nraise KeyError("planted by the test")\n'
 )
@@ -206,7 +244,7 @@ def _faulty_project(folder):
     text = ledger.read_text()
     start = text.index('id = "tiny-no-grad-result"')
     text = text[:start] + text[start:].replace('verdict = "holds"', 'verdict = "does not hold"', 1)
-    ledger.write_text(text + PLANTED_CLAIMS)
+    ledger.write_text(text + PLANTED_CLAIMS + WRITING_CLAIM)
     # the matrix: a recorded verdict of the pinned release that the build's live run contradicts
     pinned = docs / "matrix" / f"torch-{PINNED}.json"
     data = json.loads(pinned.read_text(encoding="utf-8"))
@@ -217,6 +255,8 @@ def _faulty_project(folder):
     (docs / "planted_error.md").write_text(ERROR_NOTEBOOK)
     (docs / "planted_hang.md").write_text(HANGING_NOTEBOOK)
     (docs / "planted_output.md").write_text(OUTPUT_NOTEBOOK)
+    (docs / "planted_off_site.md").write_text(OFF_SITE_NOTEBOOK)
+    (docs / "planted_writes.md").write_text(WRITING_NOTEBOOK)
     # a reference to a page that does not exist
     plant(docs / "index.rst", ":doc:`tiny_notebook`", ":doc:`tiny_notebok`")
     return background_build(project, "--lang", "en", "-D", f"recipe_timeout={RECIPE_TIMEOUT}", timeout=600)
@@ -294,17 +334,17 @@ EXPECTED = {
     ],
     "recipe leaves dtype and grad mode changed": [
         "WARNING: recipes/plot_00_leaves_settings.py: a recipe "
-        "must leave the process as it found it: it changed torch's global settings (default dtype: "
+        "must leave the process and the checkout as it found them: it changed torch's global settings (default dtype: "
         "torch.float32 -> torch.float64; grad mode: True -> False); they were put back"
     ],
     "recipe leaves anomaly mode changed": [
         "WARNING: recipes/plot_03_anomaly_thread_output.py: a recipe must leave "
-        "the process as it found it: it changed torch's global settings (anomaly detection: "
+        "the process and the checkout as it found them: it changed torch's global settings (anomaly detection: "
         "(False, True) -> (True, True)); they were put back"
     ],
     "recipe leaves a thread running": [
         "WARNING: recipes/plot_03_anomaly_thread_output.py: a recipe must leave "
-        "the process as it found it: it left 1 thread(s) running (planted-endless)"
+        "the process and the checkout as it found them: it left 1 thread(s) running (planted-endless)"
     ],
     "claim whose code never ends": [
         "claim planted-endless-loop no longer matches the ledger",
@@ -359,6 +399,26 @@ def located(project):
             "(did it fail to run? nb_execution_mode must be 'cache'): the page gets no notebook download"
         ],
     }
+
+
+def test_code_the_build_runs_leaves_the_checkout_as_it_was(fault_build):
+    """A recipe writes beside itself (removed, named); a notebook cell and a claim write to
+    relative paths (their working directories are under build/); a cell that writes into
+    the checkout by its full path fails the build, naming the file."""
+    project, code, output, seconds = fault_build
+    assert (
+        "recipes/plot_10_writes_a_file.py: a recipe must leave the process and the checkout as it found "
+        "them: it wrote into recipes/, where sphinx-gallery runs it: planted_model.pt (new; removed)"
+    ) in output, output[-5000:]
+    assert (
+        "autograd_recipes.publish.build: the build changed the checkout: docs/planted_leak.txt (new). "
+        "Code that a page runs must write under a temporary folder"
+    ) in output, output[-5000:]
+    left = sorted(
+        p.relative_to(project).as_posix() for p in project.rglob("planted_*.pt") if "build" not in p.parts
+    )
+    assert left == [], f"files the build's code wrote are left in the checkout: {left}"
+    assert (project / "docs/planted_leak.txt").is_file()  # named, not removed: it may be someone's file
 
 
 @pytest.mark.parametrize(
@@ -428,6 +488,38 @@ def test_printed_build_path_is_refused_naming_the_page(fault_build):
         rf"autograd_recipes\.publish\.build: {re.escape(str(page))}:\d+: shows the build machine's path",
         output,
     ), output
+
+
+@pytest.mark.parametrize(
+    "page, what, url, source",
+    [
+        (
+            "recipes/plot_09_off_site.html",
+            "<img>",
+            "https://example.org/planted.png",
+            "recipes/plot_09_off_site.py",
+        ),
+        (
+            "recipes/plot_09_off_site.html",
+            "<script>",
+            "//example.org/planted.js",
+            "recipes/plot_09_off_site.py",
+        ),
+        (
+            "planted_off_site.html",
+            "<script>",
+            "https://example.org/planted-cell.js",
+            "docs/planted_off_site.md",
+        ),
+    ],
+)
+def test_a_page_loading_from_another_site_is_refused_naming_its_source(fault_build, page, what, url, source):
+    project, code, output, seconds = fault_build
+    line = line_of(project / source, url)
+    assert (
+        f"build/html/en/{page}: {what} loads {url} from another site (made from {source}:{line}); "
+        "a page must load nothing from another site"
+    ) in output, output[-5000:]
 
 
 def test_leaked_settings_do_not_reach_later_recipes_or_claims(fault_outputs, tiny_site):
@@ -697,3 +789,94 @@ def test_second_build_without_changes_fails_again(fault_build, fault_rebuild):
             assert text in output, f"{fault}: {text!r} not in the second build's output"
     for fault, texts in located(project).items():
         assert all(text in output for text in texts), f"{fault}: not reported by the second build"
+
+
+SLEEPING_CLAIM = """
+[[claim]]
+id = "planted-sleep"
+article = "site"
+section = "planted"
+claim = "A claim that sleeps."
+scope = "one case: a sleep, planted so that the claims runner is running when the build is killed"
+control_case = "none: a planted fault, never run as a control by this build"
+verdict = "holds"
+page = "index"
+control = [["planted", "planted"]]
+control_verdict = "does not hold"
+timeout = 900
+code = '''
+import time
+time.sleep(600)
+'''
+"""
+
+
+def _processes_of(project):
+    """pid: command line of each process whose command line names ``project``."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if str(project) in cmdline:
+            found[int(entry.name)] = cmdline
+    return found
+
+
+def _holders_of(path):
+    """pid: command line of each process with ``path`` open."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            if any(Path(fd).resolve() == path.resolve() for fd in (entry / "fd").iterdir()):
+                found[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+    return found
+
+
+def test_killing_the_build_ends_its_children_and_frees_the_lock(tiny_site, tmp_path):
+    """``kill -9`` of build.py: its child (Sphinx) and the child's claims runner must not
+    go on writing build/ beside the next build."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from conftest import _build_command
+
+    project = seeded_tiny(tmp_path / "project", tiny_site[0])
+    plant(project / RECIPE, "import torch\n", "import torch\nimport time\n\ntime.sleep(600)\n")
+    append(project / "docs" / "claims.toml", SLEEPING_CLAIM)
+    command, env = _build_command(project, ("--lang", "en"), None)
+    parent = subprocess.Popen(
+        command, cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    crumb = project / "build" / ".html-en.running"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # the recipe sleeps, the claim sleeps
+            running = _processes_of(project)
+            if RECIPE in (crumb.read_text() if crumb.exists() else "") and any(
+                "claims_runner" in c for c in running.values()
+            ):
+                break
+            time.sleep(0.2)
+        else:
+            raise AssertionError(f"the build did not reach the sleeping recipe and claim: {running}")
+        assert len(running) == 2, running  # the child (Sphinx) and its claims runner
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait()
+        lock_file = project / "build" / ".lock"
+        deadline = time.monotonic() + 15
+        # a dying process loses its command line before its files: wait for both
+        while (_processes_of(project) or _holders_of(lock_file)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _processes_of(project) == {}, "processes outlived the killed build"
+        assert _holders_of(lock_file) == {}, "processes still hold the build's lock"
+        with open(lock_file, "a+") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises BlockingIOError while held
+    finally:
+        for pid in _processes_of(project):
+            os.kill(pid, signal.SIGKILL)

@@ -73,7 +73,7 @@ def _alone(folder):
     def work():
         return {
             place.name: subprocess.run(
-                [sys.executable, str(place / recipe.name)], capture_output=True, text=True, timeout=120
+                [sys.executable, str(place / recipe.name)], capture_output=True, text=True, timeout=600
             )
             for place in (alone, beside)
         }

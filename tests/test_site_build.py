@@ -4,6 +4,7 @@ import ast
 import html as html_text
 import json
 import re
+import sqlite3
 from pathlib import Path
 
 import polib
@@ -242,11 +243,23 @@ def test_torch_upgrade_runs_every_recipe_and_notebook_again(upgraded_build):
         "a recipe was not run again"
     )
     assert output.count("Executing notebook") == 1, output
+    # built in English only: the earlier build's Korean pages are not published as current
+    assert not (project / "build/html" / LANGUAGES[1]).exists()
+    assert not list((project / "build/html").glob(f"*-{LANGUAGES[1]}.zip"))
+    assert f"build/html/{LANGUAGES[1]}: an earlier build made it, and this one does not build" in output
+    assert f"built {LANGUAGES[0]} only, not {LANGUAGES[1]}: " in output
+    root = (project / "build/html/index.html").read_text(encoding="utf-8")
+    assert f'href="{LANGUAGES[0]}/index.html"' in root and f'href="{LANGUAGES[1]}/' not in root
+    assert f"/{LANGUAGES[1]}/" not in (project / "build/html/sitemap.xml").read_text(encoding="utf-8")
     report = html(project, "build_report.html")
     assert "2.99.0" in report
     # every page's provenance line names the torch the build saw (src/autograd_recipes/pages/provenance.py)
     for page in ("index.html", "claims.html", Path(TINY_RECIPES[0]).with_suffix(".html").as_posix()):
         assert "Checked on torch 2.99.0 with Python" in html(project, page), page
+    # one label: the claims page's own line says what its footer says, though torch.__version__
+    # (the running torch's) differs from the distribution's here, as on PyPI's CUDA build
+    claims = html(project, "claims.html")
+    assert set(re.findall(r"Checked on torch ([^\s:]+): \d+ claims", claims)) == {"2.99.0"}, claims[:3000]
 
 
 def test_the_outputs_key_reads_the_drawer_of_the_project_being_built(tmp_path):
@@ -271,3 +284,78 @@ def test_the_outputs_key_reads_the_drawer_of_the_project_being_built(tmp_path):
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert keys[0] == here.stdout.strip() and keys[1] != keys[0], keys
+
+
+REMOVED = "plot_02_clone_first"  # a tiny recipe that the "recipe removed" build deletes
+
+
+def _removed_recipe(folder, tiny):
+    """A copy of the tiny site's build with what an earlier build leaves behind, built
+    again: one recipe deleted (with its catalog and its claim), whose pages must leave the
+    site, and jupyter-cache's database damaged (as a killed write or a bad disk leaves it),
+    which must be named and made again."""
+    import shutil
+
+    project = folder / "project"
+    shutil.copytree(tiny.project, project, symlinks=True)
+    (database,) = (project / "build" / ".jupyter_cache").glob("*/global.db")
+    damaged = bytearray(database.read_bytes())
+    damaged[4096:] = b"Z" * (len(damaged) - 4096)  # every page after the first: "malformed"
+    database.write_bytes(damaged)
+    (project / "recipes" / f"{REMOVED}.py").unlink()
+    (project / "locales/ko/LC_MESSAGES/recipes" / f"{REMOVED}.po").unlink()
+    claims = project / "docs" / "claims.toml"
+    parts = claims.read_text(encoding="utf-8").split("\n[[claim]]\n")
+    kept = [p for p in parts if f'page = "recipes/{REMOVED}"' not in p]
+    assert len(kept) == len(parts) - 1, "the tiny site has one claim on the removed recipe's page"
+    claims.write_text("\n[[claim]]\n".join(kept), encoding="utf-8")
+    return background_build(project, env={"SOURCE_DATE_EPOCH": EPOCH_2024})
+
+
+JOBS.register("recipe removed", "removed_recipe_build", _removed_recipe, after=["tiny"])
+
+
+@pytest.fixture(scope="module")
+def removed_recipe_build():
+    result = JOBS.result("recipe removed")
+    assert result.code == 0, result.output
+    return result
+
+
+def test_a_damaged_notebook_cache_is_named_and_made_again(removed_recipe_build):
+    project, output = removed_recipe_build.project, removed_recipe_build.output
+    (database,) = (project / "build" / ".jupyter_cache").glob("*/global.db")
+    cache = database.parent.relative_to(project).as_posix()
+    assert (
+        f"{cache}/global.db: jupyter-cache's database is damaged (database disk image is malformed): "
+        f"removed {cache}/; the notebooks run again"
+    ) in output, output[-3000:]
+    assert output.count("removed " + cache) == 1, output  # the first language's build remade it
+    with sqlite3.connect(database) as db:
+        assert db.execute("PRAGMA quick_check").fetchall() == [("ok",)]
+    assert "cell_output" in html(project, "tiny_notebook.html")  # its cells ran again and show output
+
+
+def test_a_removed_recipe_leaves_no_generated_file(removed_recipe_build):
+    project, output = removed_recipe_build.project, removed_recipe_build.output
+    left = sorted(p.name for p in (project / "docs" / "recipes").rglob(f"*{REMOVED}*"))
+    assert left == [], left
+    assert f"docs/recipes/{REMOVED}.rst: generated from recipes/{REMOVED}.py, which is gone" in output
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_removed_recipe_leaves_the_published_site(removed_recipe_build, lang):
+    import zipfile
+
+    project, output = removed_recipe_build.project, removed_recipe_build.output
+    tree = project / "build" / "html" / lang
+    assert sorted(p.relative_to(tree).as_posix() for p in tree.rglob(f"*{REMOVED}*")) == []
+    assert f"build/html/{lang}/recipes/{REMOVED}.html: no document of this build made it" in output
+    assert f"build/html/{lang}/_sources/recipes/{REMOVED}.rst.txt: no document" in output
+    assert REMOVED not in (project / "build/html/sitemap.xml").read_text(encoding="utf-8")
+    (archive,) = (project / "build" / "html").glob(f"*-{lang}.zip")
+    assert [n for n in zipfile.ZipFile(archive).namelist() if REMOVED in n] == []
+    index = (tree / "searchindex.js").read_text(encoding="utf-8")
+    docnames = json.loads(re.search(r'"docnames":(\[[^\]]*\])', index).group(1))
+    assert f"recipes/{REMOVED}" not in docnames and "recipes/plot_01_leaf_update" in docnames
+    assert REMOVED not in html(project, "recipes/index.html", lang)

@@ -6,7 +6,7 @@ import sys
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import CAN_UNSHARE, SITE_URL
+from conftest import CAN_UNSHARE, ROOT, SITE_URL
 
 from autograd_recipes.publish.site_scan import broken_links, off_site_references
 
@@ -40,6 +40,16 @@ def test_off_site_scan_catches_a_planted_cdn_link(built_site, tmp_path):
         f"{page}: <script> loads https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-svg.js",
         f"{sheet}: CSS loads https://fonts.googleapis.com/css2?family=Noto+Sans+KR",
     ]
+    # the Pages workflow's gate before it publishes: refuses this copy, passes the site
+    command = [sys.executable, "-m", "autograd_recipes.publish.site_scan", "--site-path", site_path()]
+    refused = subprocess.run([*command, str(site)], capture_output=True, text=True)
+    assert refused.returncode == 1 and f"site_scan: {page}: <script> loads https://cdn" in refused.stderr
+    assert "site_scan: 2 problem(s); the site is not fit to publish" in refused.stderr
+    passed = subprocess.run([*command, str(project / "build/html")], capture_output=True, text=True)
+    assert passed.returncode == 0, passed.stderr
+    workflow = (ROOT / ".github/workflows/pages.yml").read_text(encoding="utf-8")
+    gate = workflow.index("python -m autograd_recipes.publish.site_scan build/html")
+    assert workflow.index("nox -s docs") < gate < workflow.index("upload-pages-artifact")
 
 
 def test_every_internal_link_and_anchor_resolves(built_site):

@@ -104,3 +104,21 @@ def test_jupyter_client_launches_kernels_through_the_environments_default_provis
     finally:
         manager.shutdown_kernel(now=True)
     assert "WARNING" not in "".join(capfd.readouterr()), "the kernel still warns"
+
+
+def test_sphinx_gallery_names_each_generated_file_after_its_example(built_site):
+    """stale_outputs removes a deleted recipe's generated files by their names."""
+    gallery = built_site[0] / "docs" / PROJECT.gallery_dir
+    stems = {r.stem for r in RECIPES}
+    named = {}
+    for folder in (gallery, *(gallery / f for f in upstream.GALLERY_IMAGE_FOLDERS)):
+        for path in folder.iterdir():
+            if path.is_file():
+                named[path.relative_to(gallery).as_posix()] = upstream.gallery_file_stem(
+                    path.name, PROJECT.recipe_prefix
+                )
+    assert {n for n, stem in named.items() if stem is None} <= {"index.rst", ".execution-environment"}, named
+    assert {stem for stem in named.values() if stem} == stems
+    for stem in stems:  # each example's page, its pictures and its thumbnail are found
+        assert named[f"{stem}.rst"] == stem
+        assert named[f"images/thumb/sphx_glr_{stem}_thumb.svg"] == stem, "the thumbnails have another name"

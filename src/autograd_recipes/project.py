@@ -3,9 +3,9 @@
 The machinery is installed once (``pip install -e .``), while a build or a check runs on
 a project: this checkout, or a copy of it (the tests and ``nox -s bench`` build copies).
 So the project is found from the working directory, which every command has as the
-project's root or a folder of it (nox runs there; the build's child processes and the
-notebooks' kernels, which run in docs/, inherit it), never from where this package's
-files are.
+project's root or a folder of it (nox runs there; the build's child processes inherit
+it; the notebooks' kernels and the claims runner run in a folder under build/run/,
+``scratch``), never from where this package's files are.
 
 ``PROJECT`` is read once from ``conf.py``: the languages and which is the source, where
 the recipes are and what makes a file a recipe, the gallery's folder, the notebooks. The
@@ -13,9 +13,11 @@ build, the extensions, the catalog check, bench, lighthouse, the torch matrix an
 tests read these facts here, so each is written once, in conf.py.
 """
 
+import importlib.metadata
 import importlib.util
 import runpy
 import sys
+import tempfile
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -112,6 +114,20 @@ class Project:
             spec.loader.exec_module(module)
         return sys.modules[DRAWER]
 
+    @property
+    def build_dir(self):
+        """build/: everything a build writes, and nothing of the checkout's own."""
+        return self.root / "build"
+
+    def scratch(self, prefix):
+        """A new empty folder under build/run/, removed when the ``with`` block ends: the
+        working directory of code the build runs (notebooks, claims), so that a relative
+        path it writes to lands there and not in the checkout. Under the project, not in
+        the system's temporary folder, so the code still finds the project (find_root)."""
+        folder = self.build_dir / "run"
+        folder.mkdir(parents=True, exist_ok=True)
+        return tempfile.TemporaryDirectory(prefix=prefix, dir=folder)
+
     def catalogs(self, lang):
         """locales/<lang>/LC_MESSAGES."""
         return self.root / "locales" / lang / "LC_MESSAGES"
@@ -123,6 +139,14 @@ class Project:
 # recipe_guard, "notebook <file>" from notebook_prerun)
 BREADCRUMB_VARIABLE = "AUTOGRAD_RECIPES_BREADCRUMB"
 EXECUTION_LOG_VARIABLE = "AUTOGRAD_RECIPES_EXECUTION_LOG"
+
+
+def torch_version():
+    """The installed torch's version as its distribution gives it (what ``pip install
+    torch==`` names: ``2.13.0+cpu`` from PyTorch's CPU index, ``2.13.0`` from PyPI's CUDA
+    build, whose ``torch.__version__`` reads ``2.13.0+cu130``), read without importing
+    torch. Every label of the torch a page was checked with is this one."""
+    return importlib.metadata.version("torch")
 
 
 def source_file(module):

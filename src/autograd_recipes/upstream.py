@@ -83,3 +83,25 @@ def cached_outputs(cache_path, notebook):
         return get_cache(cache_path).merge_match_into_notebook(notebook)[1]
     except KeyError:  # no executed copy matches this source
         return None
+
+
+# --- what sphinx-gallery generates per example, and Sphinx per document ---------------
+#: a picture sphinx-gallery's scrapers save for an example (``sphx_glr_<stem>_001.svg``) or
+#: its card's thumbnail (``thumb/sphx_glr_<stem>_thumb.svg``), in ``<gallery dir>/images/``
+GALLERY_IMAGE_NAME = re.compile(r"sphx_glr_(?P<stem>.+)_(?:\d{3}|thumb)\.\w+")
+#: the folders under a gallery folder where those pictures are
+GALLERY_IMAGE_FOLDERS = ("images", "images/thumb")
+
+
+def gallery_file_stem(name, prefix):
+    """The example a file in a generated gallery folder was made from (``plot_x.rst``,
+    ``plot_x.py.md5``, ``plot_x.codeobj.json``, ``sphx_glr_plot_x_001.svg``…), or None for
+    a file no example made (the index, the execution-environment stamp)."""
+    found = GALLERY_IMAGE_NAME.fullmatch(name)
+    stem = found["stem"] if found else name.split(".", 1)[0]
+    return stem if stem.startswith(prefix) else None
+
+
+#: Sphinx's HTML builder keeps each page's source under ``_sources/<docname><suffix>.txt``,
+#: and the files of ``download`` and ``image`` under ``_downloads/`` and ``_images/``
+SPHINX_SOURCES_FOLDER, SPHINX_DOWNLOADS_FOLDER, SPHINX_IMAGES_FOLDER = "_sources", "_downloads", "_images"

@@ -23,7 +23,6 @@ import sys
 import threading
 import tomllib
 from collections import Counter
-from importlib.metadata import version
 from pathlib import Path
 
 from docutils import nodes
@@ -33,7 +32,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from autograd_recipes.evidence import claims_ledger, claims_runner
-from autograd_recipes.project import ROOT, source_file
+from autograd_recipes.project import ROOT, source_file, torch_version
 
 logger = logging.getLogger(__name__)
 CLAIMS_DOC = "claims"
@@ -64,7 +63,7 @@ def _key(config):
     parts += [source_file(module).read_bytes() for module in RUNNER_SOURCES]
     # pages whose tagged cells claims run first ("uses"): the guide's timing rule, say
     parts += [(ledger.parent / page).read_bytes() for page in _used_pages(ledger)]
-    parts += [version("torch").encode(), sys.version.encode(), platform.platform().encode()]
+    parts += [torch_version().encode(), sys.version.encode(), platform.platform().encode()]
     return hashlib.sha256(b"\0".join(parts)).hexdigest()[:16]
 
 
@@ -165,7 +164,6 @@ class ClaimsLedger(SphinxDirective):
     option_spec = {"articles": directives.unchanged}  # e.g. "inplace no_grad", or "site"
 
     def run(self):
-        import torch
 
         ledger_path = Path(self.config.claims_ledger)
         self.env.note_dependency(str(ledger_path))
@@ -186,7 +184,7 @@ class ClaimsLedger(SphinxDirective):
         summary += nodes.Text(
             _("Checked on torch %s: %d claims; %d hold, %d do not hold, %d hold in part.")
             % (
-                torch.__version__,
+                torch_version(),
                 len(claims),
                 counts["holds"],
                 counts["does not hold"],
@@ -201,7 +199,7 @@ class ClaimsLedger(SphinxDirective):
                 logger.warning(
                     "claim %s no longer matches the ledger on torch %s: recorded %r, observed %r (page %s)%s",
                     claim["id"],
-                    torch.__version__,
+                    torch_version(),
                     claim["verdict"],
                     verdict or "an error",
                     claim["page"],

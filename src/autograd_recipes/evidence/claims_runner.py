@@ -11,20 +11,23 @@ naming it, and ``WATCHDOG_GRACE`` seconds later the watchdog ends the process. A
 claim that changes torch's global settings gets an error too, and the settings
 are put back before the next claim (torch_state).
 
-Child protocol: ``python claims_runner.py LEDGER RESULTS TIMEOUT [ID...]`` runs the
+Child protocol: ``python claims_runner.py LEDGER RESULTS TIMEOUT PARENT_PID [ID...]`` runs the
 listed claims (all if none) and appends JSON lines to RESULTS: ``{"start": id}``
 before a claim, ``{"id", "verdict", "evidence"}`` after it.
 """
 
 import faulthandler
 import json
+import os
 import signal
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 WATCHDOG_GRACE = 10
+# The parent's last resort, for a child stuck outside any claim (importing torch on a
+# machine busy with other builds took over 100 s once on CI); each claim has its own limit.
+STARTUP_ALLOWANCE = 600
 
 
 def run_all(ledger, timeout, claims=None):
@@ -36,31 +39,38 @@ def run_all(ledger, timeout, claims=None):
 
 
 def _run(claims, ledger, timeout):
+    from autograd_recipes.project import PROJECT
+
     pending = [c["id"] for c in claims]
     limits = {c["id"]: float(c.get("timeout", timeout)) for c in claims}
     results = {}
-    with tempfile.TemporaryDirectory() as tmp:
+    # the claims' working directory is under build/: a file a claim writes to a relative
+    # path does not land in the checkout
+    with PROJECT.scratch("claims-") as tmp:
         while pending:
             out = Path(tmp) / f"results-{len(results)}.jsonl"
-            deadline = sum(limits[i] + WATCHDOG_GRACE for i in pending) + 60  # last resort
+            deadline = sum(limits[i] + WATCHDOG_GRACE for i in pending) + STARTUP_ALLOWANCE
             try:
                 proc = subprocess.run(
                     [
                         sys.executable,
                         "-m",
                         "autograd_recipes.evidence.claims_runner",
-                        str(ledger),
+                        str(Path(ledger).resolve()),
                         str(out),
                         str(timeout),
+                        str(os.getpid()),  # the runner ends with this process (child_process)
                         *pending,
                     ],
                     capture_output=True,
                     text=True,
                     timeout=deadline,
+                    cwd=tmp,
                 )
                 code, output = proc.returncode, proc.stdout + proc.stderr
             except subprocess.TimeoutExpired as err:
-                code, output = "killed after its time limit", str(err.stdout or "") + str(err.stderr or "")
+                code = f"killed after {deadline:g} s, its time limit"
+                output = str(err.stdout or "") + str(err.stderr or "")
             started = None
             for line in out.read_text(encoding="utf-8").splitlines() if out.exists() else []:
                 record = json.loads(line)
@@ -135,4 +145,7 @@ def _run_one(claims_ledger, claim, limit):
 
 
 if __name__ == "__main__":
-    _child(sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4:])
+    from autograd_recipes.child_process import end_with_parent
+
+    end_with_parent(sys.argv[4])
+    _child(sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[5:])

@@ -25,7 +25,6 @@ translation in claims.po), never by its id; evidence is shown as recorded.
 import hashlib
 import importlib.util
 import re
-from importlib.metadata import version
 from pathlib import Path
 
 import polib
@@ -49,7 +48,7 @@ from autograd_recipes.evidence.matrix_html import (
 )
 from autograd_recipes.i18n import translation_guard
 from autograd_recipes.pages import first_screen
-from autograd_recipes.project import PROJECT, source_file
+from autograd_recipes.project import PROJECT, source_file, torch_version
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +65,7 @@ class _State:
         self.sentences = claim_sentences(self.claims, claims_catalog(app), _smartquotes(app.config))
         self.measured = {c["id"] for c in self.claims if c.get("measured")}  # figures differ per run
         self.checked = [r["release"] for r in self.records if r.get("status") == "ok"]
-        self.pinned = version("torch").split("+")[0]  # what the pages show (read without importing torch)
+        self.pinned = torch_version().split("+")[0]  # what the pages show (read without importing torch)
         self.reference = next(
             (r for r in self.records if r["release"] == self.pinned and r.get("status") == "ok"), None
         )

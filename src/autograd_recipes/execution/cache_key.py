@@ -15,6 +15,8 @@ pass the second time.
 
 import hashlib
 import platform
+import shutil
+import sqlite3
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -68,6 +70,37 @@ def _key_the_caches(app, config):
         config.nb_execution_cache_path = str(Path(config.nb_execution_cache_path) / key)
 
 
+def _damaged_database(database):
+    """None, or what SQLite says is wrong with ``database`` (its quick check, read-only)."""
+    try:
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+            rows = db.execute("PRAGMA quick_check").fetchall()
+    except sqlite3.DatabaseError as err:  # "file is not a database", "... malformed"
+        return str(err)
+    return None if rows == [("ok",)] else "; ".join(str(r[0]) for r in rows[:3])
+
+
+def _remake_a_damaged_notebook_cache(app, config):
+    """A jupyter-cache database that a killed write or a bad disk damaged would stop every
+    build (sqlite3's "database disk image is malformed", naming no file): it is a cache,
+    so it is removed, named, and the notebooks run again into a new one."""
+    folder = Path(config.nb_execution_cache_path or "")
+    database = folder / "global.db"
+    if not config.nb_execution_cache_path or not database.is_file():
+        return
+    problem = _damaged_database(database)
+    if problem is None:
+        return
+    shutil.rmtree(folder)
+    shown = folder.relative_to(PROJECT.root) if folder.is_relative_to(PROJECT.root) else folder
+    # printed, not logged: Sphinx runs quietly (-q), and this is news, not a failure
+    print(
+        f"autograd_recipes: {shown.as_posix()}/global.db: jupyter-cache's database is damaged ({problem}): "
+        f"removed {shown.as_posix()}/; the notebooks run again",
+        file=sys.stderr,
+    )
+
+
 def _rerun_recipes_made_elsewhere(app):
     gallery = config_gallery_dir(app)
     stamp = gallery / STAMP
@@ -105,6 +138,7 @@ def _failed_notebooks_again(app, env, added, changed, removed):
 def setup(app):
     app.add_config_value("execution_environment", "", "env", types=(str,))
     app.connect("config-inited", _key_the_caches)
+    app.connect("config-inited", _remake_a_damaged_notebook_cache, priority=600)  # once keyed
     app.connect("builder-inited", _rerun_recipes_made_elsewhere, priority=400)  # before sphinx-gallery
     app.connect("env-get-outdated", _failed_notebooks_again)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -13,7 +13,6 @@ tests can mask them. ``.. execution-report::`` renders the table.
 
 import json
 import re
-from importlib.metadata import version
 
 from docutils import nodes
 from sphinx import addnodes
@@ -22,7 +21,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from autograd_recipes import upstream
-from autograd_recipes.project import PROJECT
+from autograd_recipes.project import PROJECT, torch_version
 
 logger = logging.getLogger(__name__)
 
@@ -182,7 +181,7 @@ def _table(app, docname, records):
             nodes.Text(_("ok")),
             nodes.Text(str(record["expected_errors"])),
             measured(seconds_text(record["seconds"])),
-            nodes.Text(version("torch")),
+            nodes.Text(torch_version()),
             nodes.Text(record["device"]),
         )
     total = sum(r["seconds"] for r in records.values())

@@ -14,7 +14,9 @@ page's own ``mystnb`` settings), so the cache key is the one myst-nb looks up. A
 that fails is not stored: myst-nb then runs the page again while reading it, and
 reports the failure as it always does (the failing page runs twice; nothing else
 changes). A kernel started here gets a breadcrumb file of its own, so that what it
-runs never stands for what the build's own process is running.
+runs never stands for what the build's own process is running, and a working
+directory of its own under build/run/ (PROJECT.scratch), so that a file a cell writes
+to a relative path never lands in the checkout.
 """
 
 import os
@@ -66,16 +68,17 @@ def _run(cache_path, path, notebook, reader, nb_config, crumb):
     env = dict(os.environ)
     if crumb is not None:
         env[BREADCRUMB_VARIABLE] = str(crumb)
-    client = NotebookClient(
-        notebook,
-        timeout=timeout,
-        allow_errors=allow_errors,
-        record_timing=False,
-        resources={"metadata": {"path": str(path.parent)}},
-    )
     timer = Timer()
     try:
-        with timer:
+        # the kernel's working directory: a folder of its own under build/, not docs/
+        with PROJECT.scratch(f"notebook-{path.stem}-") as folder, timer:
+            client = NotebookClient(
+                notebook,
+                timeout=timeout,
+                allow_errors=allow_errors,
+                record_timing=False,
+                resources={"metadata": {"path": folder}},
+            )
             client.execute(env=env)
     except Exception:  # noqa: BLE001 - myst-nb runs the page again and reports it
         return

@@ -8,8 +8,10 @@ runs longer than ``recipe_timeout`` seconds is stopped with a ``TimeoutError``
 naming it; one that does not stop (a native call that ignores the alarm) is
 ended, with every thread's traceback, by a watchdog ``WATCHDOG_GRACE`` seconds
 later. After: a recipe that changed torch's global settings (torch_state) or
-left a thread running fails the build by name, and its settings are put back so
-the recipes after it print what they would print alone; it also loses its
+left a thread running or wrote a file into its folder (which sphinx-gallery makes its
+working directory: the checkout's recipes/) fails the build by name; its settings are put
+back so the recipes after it print what they would print alone, the files it added are
+removed, and it also loses its
 sphinx-gallery cache entry, so the next build runs it again instead of passing.
 With ``AUTOGRAD_RECIPES_EXECUTION_LOG`` (project.EXECUTION_LOG_VARIABLE) set, each run is appended to that file (for
 ``nox -s bench``).
@@ -67,6 +69,7 @@ def _before(gallery_conf, fname):
 
     from autograd_recipes.execution import torch_state
     from autograd_recipes.pages import shown_code
+    from autograd_recipes.publish import checkout_writes
 
     source = Path(gallery_conf["src_dir"]) / gallery_conf["examples_dirs"] / fname
     problem = shown_code.recipe_problem(source.read_text(encoding="utf-8"))
@@ -74,7 +77,11 @@ def _before(gallery_conf, fname):
         number, what = problem
         logger.warning("hidden lines: %s", what, location=(str(source), number))
     torch.manual_seed(0)
-    _run.update(state=torch_state.snapshot(), threads=set(threading.enumerate()))
+    _run.update(
+        state=torch_state.snapshot(),
+        threads=set(threading.enumerate()),
+        files=checkout_writes.snapshot(source.parent),
+    )
     breadcrumb.enter("recipe", _recipe_path(gallery_conf, fname))
     signal.signal(signal.SIGALRM, _on_timeout(Path(fname).name))
     signal.alarm(int(_settings["timeout"]))
@@ -83,6 +90,7 @@ def _before(gallery_conf, fname):
 
 def _after(gallery_conf, fname):
     from autograd_recipes.execution import torch_state
+    from autograd_recipes.publish import checkout_writes
 
     signal.alarm(0)
     faulthandler.cancel_dump_traceback_later()
@@ -97,11 +105,22 @@ def _after(gallery_conf, fname):
             f"it left {len(threads)} thread(s) running ({', '.join(threads)}): "
             "join them before the recipe ends"
         )
+    folder = (Path(gallery_conf["src_dir"]) / gallery_conf["examples_dirs"] / fname).parent
+    after = checkout_writes.snapshot(folder)
+    written = checkout_writes.changes(_run["files"], after)
+    for name in after.keys() - _run["files"].keys():  # the checkout stays clean
+        (folder / name).unlink()
+    if written:  # sphinx-gallery runs a recipe in its own folder, the checkout's
+        problems.append(
+            f"it wrote into {Path(_recipe_path(gallery_conf, fname)).parent}/, where sphinx-gallery runs it: "
+            f"{'; '.join(w.replace(' (new)', ' (new; removed)') for w in written)}. "
+            "Write under a temporary folder (tempfile.mkdtemp()) instead"
+        )
     path = _recipe_path(gallery_conf, fname)
     for problem in problems:
         # the path goes in the message: Sphinx would read a location without a line as a docname
         logger.warning(
-            "%s: a recipe must leave the process as it found it: %s",
+            "%s: a recipe must leave the process and the checkout as it found them: %s",
             path,
             problem,
             type="recipe_guard",

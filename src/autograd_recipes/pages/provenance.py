@@ -1,7 +1,7 @@
 """A footer line on every page: "Checked on torch X with Python Y, <date>."
 
-The torch version is the installed distribution's (read from its metadata, as
-execution_env does, without importing torch), the Python version the build's, and
+The torch version is project.torch_version (the installed distribution's, the one
+label every page and the claims page show), the Python version the build's, and
 the date that of ``SOURCE_DATE_EPOCH`` (src/autograd_recipes/publish/build.py sets it to the last commit's
 time), so two builds of one commit say the same; without it, today (UTC). The date
 is written as the page's language writes dates (babel's long format: "January 1,
@@ -12,10 +12,11 @@ src/autograd_recipes/theme/templates/page.html.
 import datetime
 import os
 import platform
-from importlib.metadata import version
 
 from babel.dates import format_date
 from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/sphinx.po
+
+from autograd_recipes.project import torch_version
 
 
 def build_date():
@@ -27,7 +28,7 @@ def build_date():
 
 def provenance(language):
     return _("Checked on torch %(torch)s with Python %(python)s, %(date)s.") % {
-        "torch": version("torch"),
+        "torch": torch_version(),
         "python": platform.python_version(),
         "date": format_date(build_date(), "long", locale=language),
     }

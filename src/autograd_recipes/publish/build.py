@@ -22,6 +22,7 @@ import datetime
 import fcntl
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -38,6 +39,7 @@ BUILD_TIMEOUT = 1800  # seconds for one language, a last resort behind every fin
 
 
 LANGUAGES = PROJECT.languages  # the source first
+LOCK = None  # build/.lock, held by this process and its children (acquire_lock)
 TEXT_SUFFIXES = {".html", ".txt", ".js", ".json", ".xml", ".ipynb", ".py", ".css", ".svg"}
 
 
@@ -92,10 +94,12 @@ def run_child(builder, lang, outdir, extra=(), timeout=BUILD_TIMEOUT):
         lang,
         str(outdir),
         str(done),
+        str(os.getpid()),  # the child ends with this process (child_process)
         *extra,
     ]
+    kept = (LOCK.fileno(),) if LOCK is not None else ()  # the child holds the lock too
     try:
-        code = subprocess.run(command, env=env, timeout=timeout).returncode
+        code = subprocess.run(command, env=env, timeout=timeout, pass_fds=kept).returncode
         finished = done.is_file()
     except subprocess.TimeoutExpired:
         code, finished = f"killed after {timeout} s (--timeout)", False
@@ -116,10 +120,14 @@ def run_child(builder, lang, outdir, extra=(), timeout=BUILD_TIMEOUT):
     return 1
 
 
-def child(builder, lang, outdir, done, extra):
+def child(builder, lang, outdir, done, parent, extra):
     """The child's side: Sphinx, then a note that it finished, then a hard exit (a thread
     a recipe left running must not keep the process alive)."""
     from sphinx.cmd.build import build_main
+
+    from autograd_recipes.child_process import end_with_parent
+
+    end_with_parent(parent)
 
     try:
         code = build_main(sphinx_args(builder, lang, outdir, extra))
@@ -160,6 +168,24 @@ def _while_running():
 
 
 def build_html(languages=LANGUAGES, extra=(), timeout=BUILD_TIMEOUT):
+    """Build ``languages``; then fail, naming each file, if the build wrote into the checkout."""
+    from autograd_recipes.publish import checkout_writes
+
+    before = checkout_writes.checkout()
+    code = build_languages(languages, extra, timeout)
+    written = checkout_writes.changes(before, checkout_writes.checkout())
+    if written:
+        print(
+            f"autograd_recipes.publish.build: the build changed the checkout: {'; '.join(written)}. "
+            "Code that a page runs must write under a temporary folder (tempfile.mkdtemp()), "
+            "not beside its source; remove or restore these files (git status shows them).",
+            file=sys.stderr,
+        )
+        return code or 1
+    return code
+
+
+def build_languages(languages, extra, timeout):
     from autograd_recipes.i18n.check_catalogs import catalog_problems
 
     # a message left untranslated or a catalog missing would show English on a Korean page, and a
@@ -175,6 +201,7 @@ def build_html(languages=LANGUAGES, extra=(), timeout=BUILD_TIMEOUT):
             )
             return 1
     html = ROOT / "build" / "html"
+    remove_unbuilt(html, languages)
     for lang in languages:
         start = time.perf_counter()
         code = run_child("html", lang, html / lang, extra, timeout)
@@ -183,20 +210,53 @@ def build_html(languages=LANGUAGES, extra=(), timeout=BUILD_TIMEOUT):
             f"autograd_recipes.publish.build: {lang} built in {time.perf_counter() - start:.1f} s",
             file=sys.stderr,
         )
+        loads = off_site_problems(html, lang)
         if code:
             print(f"autograd_recipes.publish.build: the {lang} build failed (exit {code})", file=sys.stderr)
-            report(path_problems(html))
+            report(path_problems(html) + loads)
             return code
+        if loads:
+            report(loads)
+            print(f"autograd_recipes.publish.build: the {lang} pages are not fit to publish", file=sys.stderr)
+            return 1
         code = write_archive(html, lang)
         if code:
             return code
-    write_site_root(html, LANGUAGES)
+    write_site_root(html, languages)
     problems = missing_pages(html, languages) + path_problems(html)
     if problems:
         report(problems)
         print("autograd_recipes.publish.build: the site is not fit to publish", file=sys.stderr)
         return 1
+    unbuilt = [lang for lang in LANGUAGES if lang not in languages]
+    if unbuilt:
+        print(
+            f"autograd_recipes.publish.build: built {', '.join(languages)} only, not {', '.join(unbuilt)}: "
+            f"the site's root, sitemap and 404 page list {', '.join(languages)}, but each page's "
+            f"language switch and hreflang links still point to the {', '.join(unbuilt)} pages, which "
+            "this build did not make. Build every language (no --lang) before publishing.",
+            file=sys.stderr,
+        )
     return 0
+
+
+def remove_unbuilt(html, languages):
+    """The trees and offline copies of the languages this build does not make: an earlier
+    build's would be published beside this one's as if current."""
+    from autograd_recipes.publish import offline_copy
+
+    for lang in LANGUAGES:
+        if lang in languages:
+            continue
+        archive = html / offline_copy.archive_name(PROJECT.config["project"], lang)
+        for path in (html / lang, archive):
+            if path.exists():
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
+                print(
+                    f"autograd_recipes.publish.build: removed {path}: an earlier build made it, and this "
+                    f"one does not build {lang}",
+                    file=sys.stderr,
+                )
 
 
 def write_archive(html, lang):
@@ -273,6 +333,38 @@ def missing_pages(html, languages):
     return problems
 
 
+def off_site_problems(html, lang):
+    """Each thing a page of the language would load from another site (a recipe's or a
+    cell's HTML output, a template, a stylesheet), named with the source it came from."""
+    from autograd_recipes.publish import site_scan
+
+    tree = html / lang
+    problems = []
+    for path, what, url in site_scan.off_site_loads(tree):
+        source = page_source(path.relative_to(tree))
+        where = ""
+        if source is not None:
+            lines = source.read_text(encoding="utf-8", errors="replace").splitlines()
+            number = next((n for n, line in enumerate(lines, 1) if url in line), None)
+            where = f" (made from {source.relative_to(ROOT)}{f':{number}' if number else ''})"
+        problems.append(
+            f"{path.relative_to(ROOT)}: {what} loads {url} from another site{where}; "
+            "a page must load nothing from another site (the site works offline and "
+            "sends its readers nowhere else)"
+        )
+    return problems
+
+
+def page_source(page):
+    """The source file a page of a language tree is made from (a recipe, or a file of
+    docs/), or None (a stylesheet, a page Sphinx makes)."""
+    doc = page.with_suffix("").as_posix()
+    if doc.startswith(f"{PROJECT.gallery_dir}/"):
+        recipe = PROJECT.recipes_dir / f"{page.stem}.py"
+        return recipe if recipe.is_file() else None
+    return next((p for p in sorted(PROJECT.docs.glob(f"{doc}.*")) if p.suffix in {".rst", ".md"}), None)
+
+
 def path_problems(html):
     """Published files that show this checkout's absolute path (a traceback, a printed cwd)."""
     needles = {str(ROOT), str(ROOT.resolve())}
@@ -326,11 +418,12 @@ def _translated(lang, message):
 
 
 def write_site_root(html, languages):
-    """The files above the language trees: index.html, 404.html and sitemap.xml, for every
-    language of conf.py's ``site_languages`` (also when only one was built)."""
+    """The files above the language trees: index.html, 404.html and sitemap.xml, for the
+    languages built (every language of conf.py's ``site_languages`` unless ``--lang``)."""
     config = PROJECT.config
     site_url = config["site_url"].rstrip("/") + "/"
-    names, source, project = config["site_languages"], config["language"], config["project"]
+    names, project = config["site_languages"], config["project"]
+    source = languages[0]  # where a reader goes whose languages the site lacks: the source, if built
     root = ROOT / "docs" / "_root"
     base = urlsplit(site_url).path  # a 404 page is served at any depth: its links start from here
     fill = {"source": source, "project": escape(project)}
@@ -365,7 +458,7 @@ def write_site_root(html, languages):
         .format(**fill, titles=escape(" · ".join(titles)), sections="\n".join(sections)),
         encoding="utf-8",
     )
-    tree = html / source
+    tree = html / languages[0]
     pages = sorted(
         p.relative_to(tree).as_posix()
         for p in tree.rglob("*.html")
@@ -397,7 +490,7 @@ def build_gettext(extra=(), timeout=BUILD_TIMEOUT):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--child"]:
-        return child(*argv[1:5], argv[5:])
+        return child(*argv[1:6], argv[6:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--lang",
@@ -413,8 +506,9 @@ def main(argv=None):
         help=f"seconds one language may take before it is killed (default {BUILD_TIMEOUT})",
     )
     args, extra = parser.parse_known_args(argv)
-    lock = acquire_lock()
-    if lock is None:
+    global LOCK
+    LOCK = acquire_lock()
+    if LOCK is None:
         return 1
     if args.gettext:
         return build_gettext(extra, args.timeout)

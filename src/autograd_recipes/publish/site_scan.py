@@ -60,19 +60,25 @@ def loaded_resources(path):
 CSS_URL = re.compile(r"""@import\s+(?:url\()?\s*['"]?([^'")\s;]+)|url\(\s*['"]?([^'")]+)""", re.I)
 
 
-def off_site_references(site):
-    """Every place a built HTML or CSS file would load something from another site."""
-    problems = []
+def off_site_loads(site):
+    """(file, what, url) for every place a built HTML or CSS file would load something from
+    another site: what is ``<tag>`` or ``CSS``."""
+    found = []
     for page in sorted(Path(site).rglob("*.html")):
         for tag, url in loaded_resources(page):
             if OFF_SITE.match(url):
-                problems.append(f"{page}: <{tag}> loads {url}")
+                found.append((page, f"<{tag}>", url))
     for sheet in sorted(Path(site).rglob("*.css")):
         for match in CSS_URL.finditer(sheet.read_text(encoding="utf-8", errors="replace")):
             url = match.group(1) or match.group(2)
             if OFF_SITE.match(url):
-                problems.append(f"{sheet}: CSS loads {url}")
-    return problems
+                found.append((sheet, "CSS", url))
+    return found
+
+
+def off_site_references(site):
+    """Every place a built HTML or CSS file would load something from another site."""
+    return [f"{path}: {what} loads {url}" for path, what, url in off_site_loads(site)]
 
 
 def broken_links(site, site_path="/"):
@@ -106,3 +112,31 @@ def broken_links(site, site_path="/"):
                     if unquote(parts.fragment) not in ids_cache[target]:
                         problems.append(f"{page}: {url} -> no anchor #{parts.fragment}")
     return problems
+
+
+def main(argv=None):
+    """``python -m autograd_recipes.publish.site_scan build/html [--site-path /base/]``: the
+    checks a built site must pass before it is published (the Pages workflow runs it):
+    nothing loaded from another site, no internal link or anchor that leads nowhere."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
+    parser.add_argument("site", type=Path, help="the built site (build/html)")
+    parser.add_argument("--site-path", default="/", help="the path the site is served at (default /)")
+    args = parser.parse_args(argv)
+    if not (args.site / "index.html").is_file():
+        print(f"site_scan: {args.site}: no built site here (no index.html)", file=sys.stderr)
+        return 1
+    problems = off_site_references(args.site) + broken_links(args.site, args.site_path)
+    for problem in problems:
+        print(f"site_scan: {problem}", file=sys.stderr)
+    if problems:
+        print(f"site_scan: {len(problems)} problem(s); the site is not fit to publish", file=sys.stderr)
+        return 1
+    print(f"site_scan: {args.site}: no off-site load, every internal link resolves", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
