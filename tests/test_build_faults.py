@@ -128,6 +128,50 @@ verdict = "holds"
 """
 '''
 
+# run first (prepended to the ledger): without a guard its print and hook would reach the
+# tiny site's claims, whose evidence test_leaked_settings_... compares with a clean build's
+HOOK_CLAIM = '''
+[[claim]]
+id = "planted-leaves-hooks"
+article = "inplace"
+section = "planted"
+claim = "A claim that leaves an environment variable, a module hook and a patched print."
+scope = "one case: process-wide registries changed, planted to test that they are put back"
+control_case = "none: a planted fault, never run as a control by this build"
+verdict = "holds"
+page = "index"
+control = [["planted", "planted"]]
+control_verdict = "does not hold"
+code = """
+import builtins
+import os
+
+os.environ["PLANTED_BY_A_CLAIM"] = "1"
+torch.nn.modules.module.register_module_forward_hook(lambda module, args, output: None)
+_print = builtins.print
+builtins.print = lambda *args, **kwargs: _print("planted:", *args, **kwargs)
+verdict = "holds"
+"""
+'''
+
+BIG_CLAIM = '''
+[[claim]]
+id = "planted-prints-too-much"
+article = "inplace"
+section = "planted"
+claim = "A claim whose evidence is one word of 300,000 letters."
+scope = "one case: evidence over max_output_bytes, planted to test that it is cut"
+control_case = "none: a planted fault, never run as a control by this build"
+verdict = "holds"
+page = "index"
+control = [["planted", "planted"]]
+control_verdict = "does not hold"
+code = """
+print("z" * 300_000)
+verdict = "holds"
+"""
+'''
+
 BIG = 2_000_000  # bytes printed; conf.py's max_output_bytes is 100,000
 
 
@@ -171,6 +215,15 @@ EXPECT_ERROR = (
 # runs before them, which must still print what they print alone); the others fail, or
 # leave state or a thread behind, each in another way.
 PLANTED_RECIPES = {
+    "plot_00_leaves_hooks.py": """\
+        import builtins
+        import os
+
+        os.environ["SOURCE_DATE_EPOCH"] = "0"
+        torch.nn.modules.module.register_module_forward_hook(lambda module, args, output: None)
+        _print = builtins.print
+        builtins.print = lambda *args, **kwargs: _print("planted:", *args, **kwargs)
+        """,
     "plot_00_leaves_settings.py": """\
         torch.set_default_dtype(torch.float64)
         torch.set_grad_enabled(False)
@@ -244,7 +297,7 @@ def _faulty_project(folder):
     text = ledger.read_text()
     start = text.index('id = "tiny-no-grad-result"')
     text = text[:start] + text[start:].replace('verdict = "holds"', 'verdict = "does not hold"', 1)
-    ledger.write_text(text + PLANTED_CLAIMS + WRITING_CLAIM)
+    ledger.write_text(HOOK_CLAIM + text + PLANTED_CLAIMS + WRITING_CLAIM + BIG_CLAIM)
     # the matrix: a recorded verdict of the pinned release that the build's live run contradicts
     pinned = docs / "matrix" / f"torch-{PINNED}.json"
     data = json.loads(pinned.read_text(encoding="utf-8"))
@@ -334,13 +387,24 @@ EXPECTED = {
     ],
     "recipe leaves dtype and grad mode changed": [
         "WARNING: recipes/plot_00_leaves_settings.py: a recipe "
-        "must leave the process and the checkout as it found them: it changed torch's global settings (default dtype: "
-        "torch.float32 -> torch.float64; grad mode: True -> False); they were put back"
+        "must leave the process and the checkout as it found them: it changed global state (default dtype: "
+        "torch.float32 -> torch.float64; grad mode: True -> False); it was put back"
+    ],
+    "recipe leaves the environment, a module hook and a patched print": [
+        "WARNING: recipes/plot_00_leaves_hooks.py: a recipe must leave the process and the checkout as "
+        "it found them: it changed global state (environment: SOURCE_DATE_EPOCH changed; global module "
+        "hooks: _global_forward_hooks: 0 -> 1; patched attributes: builtins.print replaced); it was put back"
+    ],
+    "claim that leaves the environment, a module hook and a patched print": [
+        "claim planted-leaves-hooks no longer matches the ledger",
+        "claim planted-leaves-hooks changed global state (environment: PLANTED_BY_A_CLAIM set; global "
+        "module hooks: _global_forward_hooks: 0 -> 1; patched attributes: builtins.print replaced); it must "
+        "leave them as it found them",
     ],
     "recipe leaves anomaly mode changed": [
         "WARNING: recipes/plot_03_anomaly_thread_output.py: a recipe must leave "
-        "the process and the checkout as it found them: it changed torch's global settings (anomaly detection: "
-        "(False, True) -> (True, True)); they were put back"
+        "the process and the checkout as it found them: it changed global state (anomaly detection: "
+        "(False, True) -> (True, True)); it was put back"
     ],
     "recipe leaves a thread running": [
         "WARNING: recipes/plot_03_anomaly_thread_output.py: a recipe must leave "
@@ -360,7 +424,7 @@ EXPECTED = {
     ],
     "claim that changes torch settings": [
         "claim planted-state-change no longer matches the ledger",
-        "claim planted-state-change changed torch's global settings (default dtype: torch.float32 -> "
+        "claim planted-state-change changed global state (default dtype: torch.float32 -> "
         "torch.float64); it must leave them as it found them",
     ],
     "notebook cell that stops raising": [
@@ -385,6 +449,7 @@ def located(project):
         project / "docs/planted_output.md",
     )
     big_print = line_of(recipe, f'print("x" * {BIG})')
+    ledger, big_claim = project / "docs/claims.toml", 'id = "planted-prints-too-much"'
     return {
         "recipe output over the cap": [
             f"{recipe}:{big_print}: WARNING: this code block printed "
@@ -393,6 +458,10 @@ def located(project):
         "notebook cell output over the cap": [
             # the kernel's stream can carry a byte more than the cell printed: count from 2 MB
             f"{notebook}:{line_of(notebook, '{code-cell}')}: WARNING: this cell printed {BIG // 1000:,},"
+        ],
+        "claim evidence over the cap": [
+            f"{ledger}:{line_of(ledger, big_claim)}: WARNING: claim "
+            "planted-prints-too-much printed 300,000 bytes, more than max_output_bytes (100,000, conf.py)"
         ],
         "notebook without a cached run": [
             f"{project}/docs/tiny_notebook.md: WARNING: no executed copy of this notebook in jupyter-cache "
@@ -423,7 +492,12 @@ def test_code_the_build_runs_leaves_the_checkout_as_it_was(fault_build):
 
 @pytest.mark.parametrize(
     "fault",
-    ["recipe output over the cap", "notebook cell output over the cap", "notebook without a cached run"],
+    [
+        "recipe output over the cap",
+        "notebook cell output over the cap",
+        "claim evidence over the cap",
+        "notebook without a cached run",
+    ],
 )
 def test_located_fault_is_reported_by_file_and_line(fault_build, fault):
     project, code, output, seconds = fault_build
@@ -435,7 +509,9 @@ def test_located_fault_is_reported_by_file_and_line(fault_build, fault):
         )
 
 
-@pytest.mark.parametrize("page", ["recipes/plot_03_anomaly_thread_output.html", "planted_output.html"])
+@pytest.mark.parametrize(
+    "page", ["recipes/plot_03_anomaly_thread_output.html", "planted_output.html", "claims.html"]
+)
 def test_output_over_the_cap_is_cut_on_the_page(fault_outputs, page):
     html = (fault_outputs / "build/html/en" / page).read_text(encoding="utf-8")
     assert len(html.encode()) < 250_000
@@ -524,13 +600,16 @@ def test_a_page_loading_from_another_site_is_refused_naming_its_source(fault_bui
 
 def test_leaked_settings_do_not_reach_later_recipes_or_claims(fault_outputs, tiny_site):
     project = fault_outputs
-    # plot_00 left float64 and no grad mode behind: the tiny site's recipes, run after it,
-    # printed what they print in a clean build (under either setting, plot_01's would differ)
+    # plot_00_leaves_settings left float64 and no grad mode behind, plot_00_leaves_hooks a
+    # print that prefixes every line and SOURCE_DATE_EPOCH=0: the tiny site's recipes, run after
+    # them, printed what they print in a clean build (under any of these, plot_01's would differ)
     outputs = re.compile(r'<div class="sphx-glr-script-out.*?<pre>(.*?)</pre>', re.S)
     for recipe in RECIPES:
         page = f"build/html/en/recipes/{Path(recipe).stem}.html"
         clean = outputs.findall((tiny_site[0] / page).read_text(encoding="utf-8"))
-        assert clean and outputs.findall((project / page).read_text(encoding="utf-8")) == clean, page
+        faulty = (project / page).read_text(encoding="utf-8")
+        assert clean and outputs.findall(faulty) == clean, page
+        assert "1970" not in faulty, f"{page}: the footer dates the page from a recipe's SOURCE_DATE_EPOCH"
     # the claims ran in a clean process: their evidence is the clean build's, claim by claim
     evidence = re.compile(r'id="claim-([\w-]+)">.*?<pre[^>]*>(.*?)</pre>', re.S)
     clean = dict(evidence.findall((tiny_site[0] / "build/html/en/claims.html").read_text(encoding="utf-8")))
@@ -546,6 +625,7 @@ def test_faulty_runs_are_not_cached(fault_outputs):
     gallery = project / "docs/recipes"
     # the recipes that left something behind lose their cache entry and run again next time
     assert not (gallery / "plot_00_leaves_settings.py.md5").exists()
+    assert not (gallery / "plot_00_leaves_hooks.py.md5").exists()
     assert not (gallery / "plot_03_anomaly_thread_output.py.md5").exists()
     assert (gallery / "plot_01_leaf_update.py.md5").exists()  # the control: a sound recipe's entry is kept
 
@@ -875,8 +955,16 @@ def test_killing_the_build_ends_its_children_and_frees_the_lock(tiny_site, tmp_p
             time.sleep(0.2)
         assert _processes_of(project) == {}, "processes outlived the killed build"
         assert _holders_of(lock_file) == {}, "processes still hold the build's lock"
+        # a killed process unmaps its memory before it closes its files (and hides its fds
+        # meanwhile): on a busy machine the lock is freed a moment after the fds disappear
         with open(lock_file, "a+") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises BlockingIOError while held
+            while True:
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    assert time.monotonic() < deadline, "the killed build's lock is still held"
+                    time.sleep(0.2)
     finally:
         for pid in _processes_of(project):
             os.kill(pid, signal.SIGKILL)

@@ -168,11 +168,13 @@ def _rebuilt(folder, second):
     costs = sorted((project / "docs" / "recipes").glob("*.cost.json"))
     notebooks = [project / f"build/doctrees/html-{lang}/tiny_notebook.doctree" for lang in LANGUAGES]
     before = {p: p.stat().st_mtime_ns for p in [*costs, *notebooks]}
+    pages = {p: p.read_bytes() for p in sorted((project / "build/html").rglob("*.html"))}
     # the first build's date: another would be a change (every page's footer shows it)
     return background_build(project, env={"SOURCE_DATE_EPOCH": EPOCH_2024}), {
         "costs": costs,
         "notebooks": notebooks,
         "before": before,
+        "pages": pages,
     }
 
 
@@ -203,6 +205,21 @@ def test_rebuild_without_changes_succeeds_and_runs_nothing(tiny_rebuild):
     )
     for lang in LANGUAGES:
         check_notebook_download(project, lang, "tiny_notebook")
+
+
+def test_a_rebuild_without_changes_writes_the_pages_a_cold_build_wrote(tiny_rebuild):
+    """An incremental build's pages are byte for byte the cold build's (a stylesheet link
+    that gains ``?v=`` only in incremental builds would differ on every notebook page)."""
+    project, before = tiny_rebuild.project, tiny_rebuild.extra["pages"]
+    assert tiny_rebuild.code == 0, tiny_rebuild.output
+    after = {p: p.read_bytes() for p in sorted((project / "build/html").rglob("*.html"))}
+    assert sorted(after) == sorted(before)
+    differ = [p.relative_to(project).as_posix() for p in before if after[p] != before[p]]
+    assert differ == [], f"pages that differ from the cold build's: {differ}"
+    notebook = (project / "build/html/en/tiny_notebook.html").read_text(encoding="utf-8")
+    assert re.search(r'href="_static/mystnb\.[0-9a-f]+\.css\?v=[0-9a-f]{8}"', notebook), (
+        "myst-nb's stylesheet link"
+    )
 
 
 def _upgraded(folder, tiny):

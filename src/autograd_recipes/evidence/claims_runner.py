@@ -8,8 +8,9 @@ process (``os._exit``, a crash, the watchdog) is named from the results file and
 the remaining claims run in a new process. Each claim runs at most its
 ``timeout`` (ledger field) or the default seconds: then a ``TimeoutError``
 naming it, and ``WATCHDOG_GRACE`` seconds later the watchdog ends the process. A
-claim that changes torch's global settings gets an error too, and the settings
-are put back before the next claim (torch_state).
+claim that changes global state (torch's settings, the environment, global module
+hooks, patched torch or builtins) gets an error too, and the state is put back before
+the next claim (torch_state): one claim's hook cannot fill the evidence of the next.
 
 Child protocol: ``python claims_runner.py LEDGER RESULTS TIMEOUT PARENT_PID [ID...]`` runs the
 listed claims (all if none) and appends JSON lines to RESULTS: ``{"start": id}``
@@ -118,7 +119,7 @@ def _child(ledger, out, timeout, ids):
             if changed:
                 verdict = None
                 evidence += (
-                    f"claim {claim['id']} changed torch's global settings "
+                    f"claim {claim['id']} changed global state "
                     f"({'; '.join(changed)}); it must leave them as it found them\n"
                 )
             results.write(json.dumps({"id": claim["id"], "verdict": verdict, "evidence": evidence}) + "\n")

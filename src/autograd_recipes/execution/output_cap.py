@@ -1,4 +1,4 @@
-"""Cut what a recipe block or a notebook cell printed at ``max_output_bytes``, and fail the build.
+"""Cut what a recipe block, a notebook cell or a claim printed at ``max_output_bytes``, and fail the build.
 
 A recipe that prints 20 MB would publish a 20 MB page in each language. When a
 page has been read (``doctree-read``), the output of each recipe code block
@@ -8,13 +8,16 @@ UTF-8 bytes. Over ``max_output_bytes`` (conf.py), it is cut to that size on the
 page and a warning names where it came from: ``recipes/<name>.py:<line>`` (the
 block's first line, from sphinx-gallery's "GENERATED FROM PYTHON SOURCE LINES"
 comments) or ``docs/<name>.md:<line>`` (the cell's ``{code-cell}`` line, from
-myst-nb's source map). The build runs with -W, so it fails. A page that was cut
+myst-nb's source map), or the claim's ``id`` line in the ledger (a claim's evidence
+also feeds the search index, where one huge token costs minutes). The build runs with -W, so it fails. A page that was cut
 is read again on the next build, so a rebuild that changes nothing fails too.
 
 Not covered: myst-nb merges a cell's stream output before any extension sees it,
 in time quadratic in the length of a line (myst_nb/core/utils.py, ``\r``
 handling): a cell printing a single line of megabytes stalls the build there.
 """
+
+from pathlib import Path
 
 from docutils import nodes
 from sphinx.util import logging
@@ -84,12 +87,28 @@ def notebook_outputs(app, doctree, docname):
         yield (docname, line), "this cell", list(output.children)
 
 
+def claim_outputs(app, doctree, docname):
+    """(location, what, output nodes) for each claim's evidence on a claims page, located at
+    the claim's ``id`` line in the ledger."""
+    boxes = [n for n in doctree.findall(nodes.container) if "claim" in n["classes"] and n["ids"]]
+    if not boxes:
+        return
+    ledger = Path(app.config.claims_ledger)
+    lines = ledger.read_text(encoding="utf-8").splitlines()
+    for box in boxes:
+        claim_id = box["ids"][0].removeprefix("claim-")
+        line = next((n for n, text in enumerate(lines, 1) if text.strip() == f'id = "{claim_id}"'), None)
+        evidence = [n for n in box.findall(nodes.literal_block) if "claim-evidence" in n["classes"]]
+        yield (f"{ledger}:{line}" if line else docname), f"claim {claim_id}", evidence
+
+
 def cap_outputs(app, doctree):
     limit = app.config.max_output_bytes
     docname = app.env.docname
     for location, what, outputs in [
         *recipe_outputs(app, doctree, docname),
         *notebook_outputs(app, doctree, docname),
+        *claim_outputs(app, doctree, docname),
     ]:
         total = sum(_size(node) for node in outputs)
         if total <= limit:

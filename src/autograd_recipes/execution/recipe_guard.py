@@ -7,7 +7,8 @@ which recipe runs (src/autograd_recipes/publish/build.py names it if the process
 runs longer than ``recipe_timeout`` seconds is stopped with a ``TimeoutError``
 naming it; one that does not stop (a native call that ignores the alarm) is
 ended, with every thread's traceback, by a watchdog ``WATCHDOG_GRACE`` seconds
-later. After: a recipe that changed torch's global settings (torch_state) or
+later. After: a recipe that changed global state (torch's settings, the environment,
+global module hooks, patched torch or builtins: torch_state) or
 left a thread running or wrote a file into its folder (which sphinx-gallery makes its
 working directory: the checkout's recipes/) fails the build by name; its settings are put
 back so the recipes after it print what they would print alone, the files it added are
@@ -95,7 +96,7 @@ def _after(gallery_conf, fname):
     signal.alarm(0)
     faulthandler.cancel_dump_traceback_later()
     problems = [
-        f"it changed torch's global settings ({'; '.join(changed)}); they were put back"
+        f"it changed global state ({'; '.join(changed)}); it was put back"
         for changed in [torch_state.check_and_restore(_run["state"])]
         if changed
     ]

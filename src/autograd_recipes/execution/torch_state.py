@@ -7,7 +7,15 @@ the same process. ``recipe_guard`` and ``claims_runner`` take a ``snapshot``
 before each run, compare after it (``changes``), name the culprit, and
 ``restore`` the snapshot so that nothing else is affected. The random number
 generators are not compared: every recipe and claim is seeded before it runs.
+Beside torch's settings it compares, by identity, the registries one run can change for
+the next: the environment (``SOURCE_DATE_EPOCH`` dates every page), torch.nn's global
+module hooks, and the attributes of ``builtins``, ``torch``, ``torch.nn.functional``,
+``torch.Tensor`` and ``torch.nn.Module`` (a name added there, such as a submodule loaded
+on first use, changes nothing and is not reported).
 """
+
+import builtins
+import os
 
 import torch
 from torch._tensor_str import PRINT_OPTS  # the only place print options can be read back
@@ -35,12 +43,18 @@ def snapshot():
         "float32 matmul precision": torch.get_float32_matmul_precision,
         "print options": lambda: dict(vars(PRINT_OPTS)),
     }
-    return {name: _read(name, read) for name, read in readers.items()}
+    return {name: _read(name, read) for name, read in readers.items()} | _registries()
 
 
 def changes(before, after):
-    """One 'name: old -> new' line per setting that differs."""
-    return [f"{name}: {before[name]} -> {after[name]}" for name in before if before[name] != after[name]]
+    """One 'name: old -> new' line per setting that differs (for a registry: what changed)."""
+    found = []
+    for name in before:
+        if isinstance(before[name], _Registry):
+            found += [f"{name}: {what}" for what in before[name].difference(after[name])]
+        elif before[name] != after[name]:
+            found.append(f"{name}: {before[name]} -> {after[name]}")
+    return found
 
 
 _SETTERS = {
@@ -61,6 +75,14 @@ _SETTERS = {
 def restore(state):
     """Set back what differs from ``state`` (only that: setting a default device, even
     "cpu", installs a torch function mode that slows every later call)."""
+    _restore_settings(state)
+    now = snapshot()
+    for name, registry in state.items():
+        if isinstance(registry, _Registry) and registry.difference(now[name]):
+            registry.put_back(now[name])
+
+
+def _restore_settings(state):
     now = snapshot()
     for name, setter in _SETTERS.items():
         if now[name] != state[name]:
@@ -68,8 +90,107 @@ def restore(state):
 
 
 def check_and_restore(before):
-    """The changes made since ``before``, after putting ``before`` back."""
-    found = changes(before, snapshot())
-    if found:
-        restore(before)
+    """The changes made since ``before``, after putting ``before`` back. torch's settings
+    are put back first: a setting rebinds names of its own (set_default_dtype rebinds
+    torch.Storage), which are then no change of the registries."""
+    settings = {name: value for name, value in before.items() if not isinstance(value, _Registry)}
+    found = changes(settings, snapshot())
+    _restore_settings(before)
+    now = snapshot()
+    registries = {name: value for name, value in before.items() if isinstance(value, _Registry)}
+    found += changes(registries, now)
+    for name, registry in registries.items():
+        if registry.difference(now[name]):
+            registry.put_back(now[name])
     return found
+
+
+class _Registry:
+    """One kind of registry, as {place: {name: object}}, compared by identity."""
+
+    def __init__(self, kind, saved):
+        self.kind, self.saved = kind, saved
+
+    def difference(self, other):
+        found = []
+        for place, before in self.saved.items():
+            after = other.saved[place]
+            added = sorted(after.keys() - before.keys())
+            removed = sorted(before.keys() - after.keys())
+            if self.kind == "environment":
+                changed = sorted(k for k in before.keys() & after.keys() if before[k] != after[k])
+                found += [f"{k} set" for k in added if not _torch_owned(k)] + [
+                    f"{k} changed" for k in changed
+                ]
+                found += [f"{k} removed" for k in removed]
+            elif self.kind == "global module hooks":
+                if added or removed or any(before[k] is not after[k] for k in before.keys() & after.keys()):
+                    found.append(f"{place}: {len(before)} -> {len(after)}")
+            else:  # an attribute added (a submodule loaded on first use) changes nothing shown
+                replaced = sorted(
+                    k
+                    for k in before.keys() & after.keys()
+                    if before[k] is not after[k] and getattr(after[k], "__wrapped__", None) is not before[k]
+                )
+                found += [f"{place}.{k} replaced" for k in replaced] + [
+                    f"{place}.{k} deleted" for k in removed
+                ]
+        return found
+
+    def __eq__(self, other):
+        return not self.difference(other)
+
+    def put_back(self, now):
+        for place, before in self.saved.items():
+            if self.kind == "environment":
+                kept = {k: v for k, v in now.saved[place].items() if k not in before and _torch_owned(k)}
+                os.environ.clear()
+                os.environ.update(before | kept)
+            elif self.kind == "global module hooks":
+                hooks = getattr(torch.nn.modules.module, place)
+                hooks.clear()
+                hooks.update(before)
+            else:
+                for name, value in before.items():
+                    current = now.saved[place].get(name, _ABSENT)
+                    if current is not value and getattr(current, "__wrapped__", None) is not value:
+                        setattr(_PATCHABLE[place], name, value)
+
+
+_ABSENT = object()
+# What torch itself changes when code first uses a part of it: variables it sets for its own
+# libraries (torch._dynamo sets TORCHINDUCTOR_CACHE_DIR, torch.profiler KINETO_LOG_LEVEL), kept
+# and not reported, and functions it wraps in place (functools.wraps: the wrapper's __wrapped__
+# is the function it replaces). A variable a run changes or removes is always reported.
+TORCH_OWNED = ("TORCH", "KINETO_", "CUDA_", "NCCL_", "OMP_", "KMP_", "MKL_")
+
+
+def _torch_owned(name):
+    return name.startswith(TORCH_OWNED)
+
+
+_PATCHABLE = {
+    "builtins": builtins,
+    "torch": torch,
+    "torch.nn.functional": torch.nn.functional,
+    "torch.Tensor": torch.Tensor,
+    "torch.nn.Module": torch.nn.Module,
+}
+
+
+def _registries():
+    module = torch.nn.modules.module
+    hooks = {
+        k: dict(v)
+        for k, v in sorted(vars(module).items())
+        if k.startswith("_global_") and isinstance(v, dict)
+    }
+    attributes = {
+        place: {k: v for k, v in vars(obj).items() if k != "_"}  # "_": the last value an interpreter echoed
+        for place, obj in _PATCHABLE.items()
+    }
+    return {
+        "environment": _Registry("environment", {"os.environ": dict(os.environ)}),
+        "global module hooks": _Registry("global module hooks", hooks),
+        "patched attributes": _Registry("patched attributes", attributes),
+    }

@@ -12,6 +12,10 @@ the generated pages:
 * furo's base.html writes ``<meta name="viewport">`` itself; docutils' HTML5 writer adds
   another to the document's meta tags, which Sphinx hands to the template as
   ``metatags``. Two are invalid HTML (and a browser takes the last): docutils' is dropped.
+* Sphinx adds ``?v=<checksum>`` to a stylesheet's link only if the file is already in the
+  output's ``_static`` when a page is written; myst-nb copies its stylesheet there when the
+  build finishes, so a cold build linked it without ``?v=`` and an incremental build with.
+  myst-nb's own copying also runs when the builder starts: every build writes the same link.
 """
 
 import re
@@ -37,7 +41,16 @@ def drop_docutils_viewport(app, pagename, templatename, context, doctree):
         context["metatags"] = VIEWPORT.sub("", context["metatags"])
 
 
+def copy_notebook_css_first(app):
+    from myst_nb.sphinx_ext import add_global_html_resources
+
+    if app.builder.format == "html":
+        Path(app.builder.outdir, "_static").mkdir(parents=True, exist_ok=True)  # made later on a cold build
+    add_global_html_resources(app, None)
+
+
 def setup(app):
+    app.connect("builder-inited", copy_notebook_css_first)
     app.connect("html-page-context", add_caption_level, priority=900)  # after furo's handler
     app.connect("html-page-context", drop_docutils_viewport)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
