@@ -282,6 +282,9 @@ WRITING_NOTEBOOK = planted_notebook(
     'import torch\nfrom autograd_recipes.project import ROOT\n\ntorch.save(torch.ones(1), "planted_cell.pt")\n'
     '(ROOT / "docs" / "planted_leak.txt").write_text("written by a cell")\n',
 )
+WARNING_NOTEBOOK = planted_notebook(
+    "A planted notebook that shows a warning", 'import warnings\n\nwarnings.warn("planted warning")\n'
+)
 ERROR_NOTEBOOK = planted_notebook(
     "A planted notebook that raises", 'a = 1\nraise KeyError("planted by the test")\n'
 )
@@ -310,6 +313,7 @@ def _faulty_project(folder):
     (docs / "planted_output.md").write_text(OUTPUT_NOTEBOOK)
     (docs / "planted_off_site.md").write_text(OFF_SITE_NOTEBOOK)
     (docs / "planted_writes.md").write_text(WRITING_NOTEBOOK)
+    (docs / "planted_warning.md").write_text(WARNING_NOTEBOOK)
     # a reference to a page that does not exist
     plant(docs / "index.rst", ":doc:`tiny_notebook`", ":doc:`tiny_notebok`")
     return background_build(project, "--lang", "en", "-D", f"recipe_timeout={RECIPE_TIMEOUT}", timeout=600)
@@ -564,6 +568,19 @@ def test_printed_build_path_is_refused_naming_the_page(fault_build):
         rf"autograd_recipes\.publish\.build: {re.escape(str(page))}:\d+: shows the build machine's path",
         output,
     ), output
+
+
+def test_a_notebook_warning_naming_the_kernel_file_is_refused_naming_the_page(fault_build):
+    """A warning raised in a cell is shown with the file IPython compiled the cell into
+    (/tmp/ipykernel_<pid>/<hash>.py:3), a path that changes with every run."""
+    project, code, output, seconds = fault_build
+    page = project / "build/html/en/planted_warning.html"
+    found = re.search(
+        rf"autograd_recipes\.publish\.build: {re.escape(str(page))}:\d+: shows the notebook kernel's "
+        r"temporary file \S*ipykernel_\d+/\d+\.py:3 \(a warning raised in a cell names it",
+        output,
+    )
+    assert found, output[-5000:]
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,7 @@ import datetime
 import fcntl
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -365,8 +366,17 @@ def page_source(page):
     return next((p for p in sorted(PROJECT.docs.glob(f"{doc}.*")) if p.suffix in {".rst", ".md"}), None)
 
 
+# the file IPython compiles a notebook cell into, under the system's temporary folder and
+# named by the kernel's process id: a warning raised in a cell names it
+# (matched from its fixed part, then widened to the folder: a leading [^\s]* would take
+# time quadratic in a long line's length)
+KERNEL_CELL_FILE = re.compile(r"ipykernel_\d+/\d+\.py(?::\d+)?")
+PATH_START = re.compile(r"[^\s\"'<>=]*$")
+
+
 def path_problems(html):
-    """Published files that show this checkout's absolute path (a traceback, a printed cwd)."""
+    """Published files that show this checkout's absolute path (a traceback, a printed cwd)
+    or a notebook kernel's temporary cell file (a warning's location, new on every run)."""
     needles = {str(ROOT), str(ROOT.resolve())}
     problems = []
     for path in sorted(html.rglob("*")) if html.is_dir() else []:
@@ -375,6 +385,15 @@ def path_problems(html):
         for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
             if any(needle in line for needle in needles):
                 problems.append(f"{path}:{number}: shows the build machine's path {ROOT}")
+                break
+            cell_file = KERNEL_CELL_FILE.search(line) if "ipykernel_" in line else None
+            if cell_file:
+                folder = PATH_START.search(line[max(0, cell_file.start() - 300) : cell_file.start()]).group()
+                problems.append(
+                    f"{path}:{number}: shows the notebook kernel's temporary file {folder}{cell_file.group()} (a "
+                    "warning raised in a cell names it; it changes with every run): show the warning "
+                    "with warnings.catch_warnings(record=True) and print its category and message"
+                )
                 break
     return problems
 
