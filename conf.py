@@ -29,6 +29,7 @@ extensions = [
     "autograd_recipes.execution.notebook_breadcrumb",
     "autograd_recipes.execution.recipe_guard",
     "autograd_recipes.execution.cache_key",
+    "autograd_recipes.execution.reused_outputs",
     "autograd_recipes.i18n.site_languages",
     "autograd_recipes.pages.source_links",
     "autograd_recipes.pages.provenance",

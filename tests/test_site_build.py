@@ -339,6 +339,73 @@ def removed_recipe_build():
     return result
 
 
+EDITS = {  # an output line, as a sed over docs/ or a hand edit of the cache would change it
+    "recipe": (
+        "docs/recipes/plot_01_leaf_update.rst",
+        "tensor([ 0.3000, -0.7000]",
+        "tensor([ 9.9999, -0.7000]",
+    ),
+    "notebook": (None, "does not have a grad_fn", "has a planted edit"),
+}
+
+
+def _edited_outputs(folder, tiny):
+    """A copy of the tiny site's build whose reused outputs were edited after their run:
+    one line of a recipe's generated page, and one of a notebook's executed copy in
+    jupyter-cache (with build/doctrees removed, so the notebook page is read again)."""
+    import shutil
+
+    project = folder / "project"
+    shutil.copytree(tiny.project, project, symlinks=True)
+    (executed,) = (project / "build" / ".jupyter_cache").glob("*/executed/*/*.ipynb")
+    edited = {}
+    for what, (path, old, new) in EDITS.items():
+        path = project / path if path else executed
+        text = path.read_text(encoding="utf-8")
+        assert old in text, (what, path)
+        path.write_text(text.replace(old, new), encoding="utf-8")
+        edited[what] = path
+    shutil.rmtree(project / "build" / "doctrees")
+    costs = {p: p.stat().st_mtime_ns for p in (project / "docs" / "recipes").glob("*.cost.json")}
+    build = background_build(project, "--lang", "en", env={"SOURCE_DATE_EPOCH": EPOCH_2024})
+    return build, {"edited": edited, "costs": costs}
+
+
+JOBS.register("outputs edited", "edited_outputs_build", _edited_outputs, after=["tiny"])
+
+
+@pytest.fixture(scope="module")
+def edited_outputs_build():
+    return JOBS.result("outputs edited")
+
+
+def test_an_edited_output_is_not_published_its_code_runs_again(edited_outputs_build):
+    """Control: the other recipe, whose files are as its run wrote them, is reused."""
+    result = edited_outputs_build
+    project, output = result.project, result.output
+    assert result.code == 0, output[-3000:]
+    executed = result.extra["edited"]["notebook"]
+    assert (
+        "autograd_recipes: docs/recipes/plot_01_leaf_update.rst: changed since its run; "
+        "recipes/plot_01_leaf_update.py runs again so that its page shows what its run printed"
+    ) in output, output[-3000:]
+    cache = executed.relative_to(project).parts[:3]
+    assert (
+        f"autograd_recipes: {executed.relative_to(project).as_posix()}: changed since its run; removed "
+        f"{'/'.join(cache)}/: the notebooks run again"
+    ) in output, output[-3000:]
+    for what, (path, _old, new) in EDITS.items():
+        assert new not in html(
+            project, "recipes/plot_01_leaf_update.html" if path else "tiny_notebook.html"
+        ), what
+    assert "tensor([ 0.3000, -0.7000]" in html(project, "recipes/plot_01_leaf_update.html")
+    assert "does not have a grad_fn" in html(project, "tiny_notebook.html")
+    check_notebook_download(project, "en", "tiny_notebook")  # the download carries the page's outputs
+    now = {p: p.stat().st_mtime_ns for p in result.extra["costs"]}
+    rerun = sorted(p.name for p in now if now[p] != result.extra["costs"][p])
+    assert rerun == ["plot_01_leaf_update.cost.json"], rerun
+
+
 def test_a_damaged_notebook_cache_is_named_and_made_again(removed_recipe_build):
     project, output = removed_recipe_build.project, removed_recipe_build.output
     (database,) = (project / "build" / ".jupyter_cache").glob("*/global.db")
