@@ -9,9 +9,8 @@ environment variable ``JUPYTER_DEFAULT_PROVISIONER_NAME``. This is that provisio
 jupyter_client's local one, with the transport set to IPC, its sockets in a private
 temporary folder (mode 0700) removed when the kernel is cleaned up.
 
-The provisioner is found through an entry point, declared by the
-``autograd_recipes_kernels-1.0.dist-info`` folder beside this file (src/autograd_recipes is on
-``sys.path`` during a build, and importlib.metadata reads entry points from there).
+The provisioner is found through an entry point, declared in pyproject.toml
+(``jupyter_client.kernel_provisioners``), which installing the package registers.
 """
 
 import os
@@ -20,7 +19,7 @@ import tempfile
 
 from jupyter_client.provisioning import LocalProvisioner
 
-NAME = "autograd-recipes-ipc"  # as in the dist-info's entry_points.txt
+NAME = "autograd-recipes-ipc"  # as in pyproject.toml's entry point
 
 
 class IpcProvisioner(LocalProvisioner):

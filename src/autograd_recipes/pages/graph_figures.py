@@ -12,8 +12,8 @@
   recipe's first failing case is also written as an SVG file without any words of ours (torch's
   names and version numbers only): sphinx-gallery copies it as the recipe's gallery thumbnail.
 * In a notebook, ``show_graph`` displays the record under ``autograd_graph.MIME``;
-  ``NotebookGraphs``, a myst-nb mime renderer registered by the
-  ``autograd_recipes_graphs-1.0.dist-info`` folder beside this file, makes the same node of it.
+  ``NotebookGraphs``, a myst-nb mime renderer registered by an entry point in
+  pyproject.toml (``myst_nb.mime_renderers``), makes the same node of it.
 * When a page is written, each node becomes a ``<figure>``: the SVG inline, labelled by its
   caption (the text alternative, sentences made from the same record), with our labels in the
   page's language from sphinx.po (``autograd_graph.WORDS`` lists the English) and torch's names
