@@ -11,7 +11,8 @@ Beside torch's settings it compares, by identity, the registries one run can cha
 the next: the environment (``SOURCE_DATE_EPOCH`` dates every page), torch.nn's global
 module hooks, and the attributes of ``builtins``, ``torch``, ``torch.nn.functional``,
 ``torch.Tensor`` and ``torch.nn.Module`` (a name added there, such as a submodule loaded
-on first use, changes nothing and is not reported).
+on first use, changes nothing and is not reported; nor is what torch replaces or sets for
+itself when a part of it loads: TORCH_OWNED, _torch_patched).
 """
 
 import builtins
@@ -130,7 +131,7 @@ class _Registry:
                 replaced = sorted(
                     k
                     for k in before.keys() & after.keys()
-                    if before[k] is not after[k] and getattr(after[k], "__wrapped__", None) is not before[k]
+                    if before[k] is not after[k] and not _torch_patched(before[k], after[k])
                 )
                 found += [f"{place}.{k} replaced" for k in replaced] + [
                     f"{place}.{k} deleted" for k in removed
@@ -153,20 +154,31 @@ class _Registry:
             else:
                 for name, value in before.items():
                     current = now.saved[place].get(name, _ABSENT)
-                    if current is not value and getattr(current, "__wrapped__", None) is not value:
-                        setattr(_PATCHABLE[place], name, value)
+                    if current is not value and not _torch_patched(value, current):
+                        target = _PATCHABLE[place]
+                        inherited = isinstance(target, type) and any(
+                            vars(k).get(name, _ABSENT) is value for k in target.__mro__[1:]
+                        )
+                        delattr(target, name) if inherited else setattr(target, name, value)
 
 
 _ABSENT = object()
 # What torch itself changes when code first uses a part of it: variables it sets for its own
 # libraries (torch._dynamo sets TORCHINDUCTOR_CACHE_DIR, torch.profiler KINETO_LOG_LEVEL), kept
-# and not reported, and functions it wraps in place (functools.wraps: the wrapper's __wrapped__
-# is the function it replaces). A variable a run changes or removes is always reported.
+# and not reported, and attributes it replaces with functions of its own (_torch_patched). A
+# variable a run changes or removes is always reported.
 TORCH_OWNED = ("TORCH", "KINETO_", "CUDA_", "NCCL_", "OMP_", "KMP_", "MKL_")
 
 
 def _torch_owned(name):
     return name.startswith(TORCH_OWNED)
+
+
+def _torch_patched(old, new):
+    """``new`` replaced ``old`` by torch's own doing: it wraps it, or torch defines it
+    (torch._dynamo replaces torch.nn.Module.__init__ with a function of its own)."""
+    module = getattr(new, "__module__", None) or ""
+    return getattr(new, "__wrapped__", None) is old or module == "torch" or module.startswith("torch.")
 
 
 _PATCHABLE = {
@@ -178,6 +190,17 @@ _PATCHABLE = {
 }
 
 
+def _attributes(obj):
+    """{name: object} as found without calling anything: a module's own names, and for a
+    class every name along its MRO (``torch.Tensor.add_ = f`` hides TensorBase's add_)."""
+    if not isinstance(obj, type):
+        return {k: v for k, v in vars(obj).items() if k != "_"}  # "_": the last value an interpreter echoed
+    found = {}
+    for klass in reversed(obj.__mro__):
+        found.update(vars(klass))
+    return found
+
+
 def _registries():
     module = torch.nn.modules.module
     hooks = {
@@ -185,10 +208,7 @@ def _registries():
         for k, v in sorted(vars(module).items())
         if k.startswith("_global_") and isinstance(v, dict)
     }
-    attributes = {
-        place: {k: v for k, v in vars(obj).items() if k != "_"}  # "_": the last value an interpreter echoed
-        for place, obj in _PATCHABLE.items()
-    }
+    attributes = {place: _attributes(obj) for place, obj in _PATCHABLE.items()}
     return {
         "environment": _Registry("environment", {"os.environ": dict(os.environ)}),
         "global module hooks": _Registry("global module hooks", hooks),
