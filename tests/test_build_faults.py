@@ -43,134 +43,77 @@ def line_of(path, text):
     return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
 
 
-PLANTED_CLAIMS = '''
-[[claim]]
-id = "planted-endless-loop"
-article = "inplace"
-section = "planted"
-claim = "A claim whose code never ends."
-scope = "one case: a loop that never ends, planted to test the time limit"
-control_case = "none: a planted fault, never run as a control by this build"
-verdict = "holds"
-page = "index"
-control = [["planted", "planted"]]
-control_verdict = "does not hold"
-timeout = 2
-code = """
-while True:
-    pass
-"""
+def planted_claim(claim_id, claim, scope, code, timeout=None, article="inplace"):
+    """A ledger entry planted by a test: recorded as holding, with a control that is never run."""
+    return (
+        f'\n[[claim]]\nid = "{claim_id}"\narticle = "{article}"\nsection = "planted"\nclaim = "{claim}"\n'
+        f'scope = "one case: {scope}"\n'
+        'control_case = "none: a planted fault, never run as a control by this build"\n'
+        'verdict = "holds"\npage = "index"\ncontrol = [["planted", "planted"]]\n'
+        'control_verdict = "does not hold"\n'
+        + (f"timeout = {timeout}\n" if timeout is not None else "")
+        + f'code = """\n{textwrap.dedent(code).lstrip()}"""\n'
+    )
 
-[[claim]]
-id = "planted-sys-exit"
-article = "inplace"
-section = "planted"
-claim = "A claim whose code calls sys.exit."
-scope = "one case: a call of sys.exit, planted to test that it is caught"
-control_case = "none: a planted fault, never run as a control by this build"
-verdict = "holds"
-page = "index"
-control = [["planted", "planted"]]
-control_verdict = "does not hold"
-code = """
-import sys
-sys.exit(0)
-"""
 
-[[claim]]
-id = "planted-os-exit"
-article = "inplace"
-section = "planted"
-claim = "A claim whose code ends its process."
-scope = "one case: os._exit, planted to test that the process's end is named"
-control_case = "none: a planted fault, never run as a control by this build"
-verdict = "holds"
-page = "index"
-control = [["planted", "planted"]]
-control_verdict = "does not hold"
-code = """
-import os
-os._exit(0)
-"""
-
-[[claim]]
-id = "planted-state-change"
-article = "inplace"
-section = "planted"
-claim = "A claim that leaves float64 as the default dtype."
-scope = "one case: the default dtype changed, planted to test that it is put back"
-control_case = "none: a planted fault, never run as a control by this build"
-verdict = "holds"
-page = "index"
-control = [["planted", "planted"]]
-control_verdict = "does not hold"
-code = """
-torch.set_default_dtype(torch.float64)
-verdict = "holds"
-"""
-'''
-
-WRITING_CLAIM = '''
-[[claim]]
-id = "planted-writes-a-file"
-article = "inplace"
-section = "planted"
-claim = "A claim that saves a tensor to a relative path."
-scope = "one case: torch.save to a relative path, planted to test where claims run"
-control_case = "none: a planted fault, never run as a control by this build"
-verdict = "holds"
-page = "index"
-control = [["planted", "planted"]]
-control_verdict = "does not hold"
-code = """
-torch.save(torch.ones(1), "planted_claim.pt")
-verdict = "holds"
-"""
-'''
-
+PLANTED_CLAIMS = "".join(
+    [
+        planted_claim(
+            "planted-endless-loop",
+            "A claim whose code never ends.",
+            "a loop that never ends, planted to test the time limit",
+            "while True:\n    pass\n",
+            timeout=2,
+        ),
+        planted_claim(
+            "planted-sys-exit",
+            "A claim whose code calls sys.exit.",
+            "a call of sys.exit, planted to test that it is caught",
+            "import sys\nsys.exit(0)\n",
+        ),
+        planted_claim(
+            "planted-os-exit",
+            "A claim whose code ends its process.",
+            "os._exit, planted to test that the process's end is named",
+            "import os\nos._exit(0)\n",
+        ),
+        planted_claim(
+            "planted-state-change",
+            "A claim that leaves float64 as the default dtype.",
+            "the default dtype changed, planted to test that it is put back",
+            'torch.set_default_dtype(torch.float64)\nverdict = "holds"\n',
+        ),
+    ]
+)
+WRITING_CLAIM = planted_claim(
+    "planted-writes-a-file",
+    "A claim that saves a tensor to a relative path.",
+    "torch.save to a relative path, planted to test where claims run",
+    'torch.save(torch.ones(1), "planted_claim.pt")\nverdict = "holds"\n',
+)
 # run first (prepended to the ledger): without a guard its print and hook would reach the
 # tiny site's claims, whose evidence test_leaked_settings_... compares with a clean build's
-HOOK_CLAIM = '''
-[[claim]]
-id = "planted-leaves-hooks"
-article = "inplace"
-section = "planted"
-claim = "A claim that leaves an environment variable, a module hook and a patched print."
-scope = "one case: process-wide registries changed, planted to test that they are put back"
-control_case = "none: a planted fault, never run as a control by this build"
-verdict = "holds"
-page = "index"
-control = [["planted", "planted"]]
-control_verdict = "does not hold"
-code = """
-import builtins
-import os
+HOOK_CLAIM = planted_claim(
+    "planted-leaves-hooks",
+    "A claim that leaves an environment variable, a module hook and a patched print.",
+    "process-wide registries changed, planted to test that they are put back",
+    """\
+    import builtins
+    import os
 
-os.environ["PLANTED_BY_A_CLAIM"] = "1"
-torch.nn.modules.module.register_module_forward_hook(lambda module, args, output: None)
-_print = builtins.print
-builtins.print = lambda *args, **kwargs: _print("planted:", *args, **kwargs)
-verdict = "holds"
-"""
-'''
-
-BIG_CLAIM = '''
-[[claim]]
-id = "planted-prints-too-much"
-article = "inplace"
-section = "planted"
-claim = "A claim whose evidence is one word of 300,000 letters."
-scope = "one case: evidence over max_output_bytes, planted to test that it is cut"
-control_case = "none: a planted fault, never run as a control by this build"
-verdict = "holds"
-page = "index"
-control = [["planted", "planted"]]
-control_verdict = "does not hold"
-code = """
-print("z" * 300_000)
-verdict = "holds"
-"""
-'''
+    os.environ["PLANTED_BY_A_CLAIM"] = "1"
+    torch.nn.modules.module.register_module_forward_hook(lambda module, args, output: None)
+    _print = builtins.print
+    builtins.print = lambda *args, **kwargs: _print("planted:", *args, **kwargs)
+    verdict = "holds"
+    """,
+)
+BIG_CLAIM = planted_claim(
+    "planted-prints-too-much",
+    "A claim whose evidence is one word of 300,000 letters.",
+    "evidence over max_output_bytes, planted to test that it is cut",
+    'print("z" * 300_000)\nverdict = "holds"\n',
+)
 
 BIG = 2_000_000  # bytes printed; conf.py's max_output_bytes is 100,000
 
@@ -888,24 +831,14 @@ def test_second_build_without_changes_fails_again(fault_build, fault_rebuild):
         assert all(text in output for text in texts), f"{fault}: not reported by the second build"
 
 
-SLEEPING_CLAIM = """
-[[claim]]
-id = "planted-sleep"
-article = "site"
-section = "planted"
-claim = "A claim that sleeps."
-scope = "one case: a sleep, planted so that the claims runner is running when the build is killed"
-control_case = "none: a planted fault, never run as a control by this build"
-verdict = "holds"
-page = "index"
-control = [["planted", "planted"]]
-control_verdict = "does not hold"
-timeout = 900
-code = '''
-import time
-time.sleep(600)
-'''
-"""
+SLEEPING_CLAIM = planted_claim(
+    "planted-sleep",
+    "A claim that sleeps.",
+    "a sleep, planted so that the claims runner is running when the build is killed",
+    "import time\ntime.sleep(600)\n",
+    timeout=900,
+    article="site",
+)
 
 
 def _processes_of(project):

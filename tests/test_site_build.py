@@ -391,8 +391,8 @@ def test_an_edited_output_is_not_published_its_code_runs_again(edited_outputs_bu
     ) in output, output[-3000:]
     cache = executed.relative_to(project).parts[:3]
     assert (
-        f"autograd_recipes: {executed.relative_to(project).as_posix()}: changed since its run; removed "
-        f"{'/'.join(cache)}/: the notebooks run again"
+        f"autograd_recipes: {'/'.join(cache)}/{executed.relative_to(project / '/'.join(cache)).as_posix()}: "
+        f"changed since its run: removed {'/'.join(cache)}/; the notebooks run again"
     ) in output, output[-3000:]
     for what, (path, _old, new) in EDITS.items():
         assert new not in html(

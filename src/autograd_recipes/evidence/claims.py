@@ -153,13 +153,6 @@ def results(app):
     return app.ledger_run.results()
 
 
-def _line_of(ledger_text, claim_id):
-    for number, line in enumerate(ledger_text.splitlines(), 1):
-        if line.strip() == f'id = "{claim_id}"':
-            return number
-    return None
-
-
 class ClaimsLedger(SphinxDirective):
     option_spec = {"articles": directives.unchanged}  # e.g. "inplace no_grad", or "site"
 
@@ -195,7 +188,7 @@ class ClaimsLedger(SphinxDirective):
         for claim in claims:
             verdict, evidence = observed[claim["id"]]
             if verdict != claim["verdict"]:
-                line = _line_of(ledger_text, claim["id"])
+                line = claims_ledger.line_of(ledger_text, claim["id"])
                 logger.warning(
                     "claim %s no longer matches the ledger on torch %s: recorded %r, observed %r (page %s)%s",
                     claim["id"],

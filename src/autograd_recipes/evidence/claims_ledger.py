@@ -84,6 +84,14 @@ def load(path=LEDGER):
     return claims
 
 
+def line_of(ledger_text, claim_id):
+    """The line number of a claim's ``id = "…"`` in the ledger's text, or None."""
+    for number, line in enumerate(ledger_text.splitlines(), 1):
+        if line.strip() == f'id = "{claim_id}"':
+            return number
+    return None
+
+
 def page_cell(ref):
     """The source of the code cell tagged TAG in docs/PAGE (``ref`` = "PAGE#TAG")."""
     page, tag = ref.split("#")

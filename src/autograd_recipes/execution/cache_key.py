@@ -89,14 +89,17 @@ def _remake_a_damaged_notebook_cache(app, config):
     if not config.nb_execution_cache_path or not database.is_file():
         return
     problem = _damaged_database(database)
-    if problem is None:
-        return
+    if problem is not None:
+        remove_notebook_cache(folder, "global.db", f"jupyter-cache's database is damaged ({problem})")
+
+
+def remove_notebook_cache(folder, name, why):
+    """Remove a notebook cache folder, saying which of its files (``name``) was wrong and why."""
     shutil.rmtree(folder)
     shown = folder.relative_to(PROJECT.root) if folder.is_relative_to(PROJECT.root) else folder
     # printed, not logged: Sphinx runs quietly (-q), and this is news, not a failure
     print(
-        f"autograd_recipes: {shown.as_posix()}/global.db: jupyter-cache's database is damaged ({problem}): "
-        f"removed {shown.as_posix()}/; the notebooks run again",
+        f"autograd_recipes: {shown.as_posix()}/{name}: {why}: removed {shown.as_posix()}/; the notebooks run again",
         file=sys.stderr,
     )
 

@@ -23,6 +23,7 @@ from docutils import nodes
 from sphinx.util import logging
 
 from autograd_recipes import read_again, upstream
+from autograd_recipes.evidence.claims_ledger import line_of
 from autograd_recipes.project import PROJECT
 
 logger = logging.getLogger(__name__)
@@ -94,10 +95,10 @@ def claim_outputs(app, doctree, docname):
     if not boxes:
         return
     ledger = Path(app.config.claims_ledger)
-    lines = ledger.read_text(encoding="utf-8").splitlines()
+    text = ledger.read_text(encoding="utf-8")
     for box in boxes:
         claim_id = box["ids"][0].removeprefix("claim-")
-        line = next((n for n, text in enumerate(lines, 1) if text.strip() == f'id = "{claim_id}"'), None)
+        line = line_of(text, claim_id)
         evidence = [n for n in box.findall(nodes.literal_block) if "claim-evidence" in n["classes"]]
         yield (f"{ledger}:{line}" if line else docname), f"claim {claim_id}", evidence
 

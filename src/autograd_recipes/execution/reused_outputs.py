@@ -13,11 +13,11 @@ made again. Each is printed, naming the first file that differs.
 
 import hashlib
 import json
-import shutil
 import sys
 from pathlib import Path
 
 from autograd_recipes import upstream
+from autograd_recipes.execution.cache_key import remove_notebook_cache
 from autograd_recipes.project import PROJECT
 
 RECORD_NAME = "reused_outputs.json"
@@ -88,14 +88,7 @@ def remake_an_edited_notebook_cache(app, config):
     recorded = read_record().get("notebooks", {}).get(cache.name, {})
     found = _first_difference(notebook_outputs(cache), recorded)
     if found:
-        name, why = found
-        shutil.rmtree(cache)
-        print(
-            f"autograd_recipes: {(cache / name).relative_to(PROJECT.root)}: {why}; removed "
-            f"{cache.relative_to(PROJECT.root)}/: the notebooks run again so that their pages show what "
-            "their runs printed",
-            file=sys.stderr,
-        )
+        remove_notebook_cache(cache, *found)
 
 
 def record_outputs(app, exception):

@@ -4,8 +4,8 @@ A recipe or a claim that calls ``torch.set_default_dtype(torch.float64)``,
 ``torch.set_grad_enabled(False)`` or ``torch.autograd.set_detect_anomaly(True)``
 and does not undo it changes the output of everything that runs after it in
 the same process. ``recipe_guard`` and ``claims_runner`` take a ``snapshot``
-before each run, compare after it (``changes``), name the culprit, and
-``restore`` the snapshot so that nothing else is affected. The random number
+before each run; ``check_and_restore`` after it names what changed and puts the
+snapshot back, so that nothing else is affected. The random number
 generators are not compared: every recipe and claim is seeded before it runs.
 Beside torch's settings it compares, by identity, the registries one run can change for
 the next: the environment (``SOURCE_DATE_EPOCH`` dates every page), torch.nn's global
@@ -73,17 +73,9 @@ _SETTERS = {
 }
 
 
-def restore(state):
-    """Set back what differs from ``state`` (only that: setting a default device, even
-    "cpu", installs a torch function mode that slows every later call)."""
-    _restore_settings(state)
-    now = snapshot()
-    for name, registry in state.items():
-        if isinstance(registry, _Registry) and registry.difference(now[name]):
-            registry.put_back(now[name])
-
-
 def _restore_settings(state):
+    """Set back the settings that differ from ``state`` (only those: setting a default
+    device, even "cpu", installs a torch function mode that slows every later call)."""
     now = snapshot()
     for name, setter in _SETTERS.items():
         if now[name] != state[name]:
@@ -137,9 +129,6 @@ class _Registry:
                     f"{place}.{k} deleted" for k in removed
                 ]
         return found
-
-    def __eq__(self, other):
-        return not self.difference(other)
 
     def put_back(self, now):
         for place, before in self.saved.items():
