@@ -67,13 +67,33 @@ def test_a_change_is_named_and_put_back(change, monkeypatch):
 
 
 def test_what_torch_changes_for_itself_is_no_change():
-    """torch.compile's first use loads torch._dynamo (it sets TORCHINDUCTOR_CACHE_DIR and
-    wraps torch.manual_seed); the profiler sets KINETO_LOG_LEVEL. Control: the same
-    snapshot still names a variable the code itself sets."""
+    """torch.compile's first use loads torch._dynamo, which sets TORCHINDUCTOR_CACHE_DIR and
+    replaces torch.manual_seed and torch.nn.Module.__init__ with functions of its own; the
+    profiler changes nothing. Control: the same snapshot still names a variable the code
+    itself sets."""
+    import sys
+
+    fresh = "torch._dynamo" not in sys.modules  # (another test of this process may have loaded it)
     before = torch_state.snapshot()
     torch.compile(lambda x: x + 1, backend="eager")(torch.ones(1))
     with torch.profiler.profile():
         torch.ones(1) + 1
+    if fresh:
+        assert "TORCHINDUCTOR_CACHE_DIR" in os.environ and torch.nn.Module.__init__.__module__.startswith(
+            "torch._"
+        )
     assert torch_state.check_and_restore(before) == []
     os.environ["PLANTED_VARIABLE"] = "1"
     assert torch_state.check_and_restore(before) == ["environment: PLANTED_VARIABLE set"]
+
+
+def test_what_a_claims_page_setup_changes_is_put_back_but_not_reported(monkeypatch):
+    """claims_runner compares a claim with the state its page's setup cells left (``since``)
+    and puts everything back to the state before them. Control: the claim's own change is named."""
+    monkeypatch.delenv("KINETO_LOG_LEVEL", raising=False)
+    before = torch_state.snapshot()
+    os.environ["KINETO_LOG_LEVEL"] = "6"  # what the guide's memory-meter cell does
+    since = torch_state.snapshot()
+    os.environ["PLANTED_VARIABLE"] = "1"  # what the claim itself does
+    assert torch_state.check_and_restore(before, since) == ["environment: PLANTED_VARIABLE set"]
+    assert "KINETO_LOG_LEVEL" not in os.environ and "PLANTED_VARIABLE" not in os.environ

@@ -131,7 +131,7 @@ def control_code(claim):
     return code
 
 
-def _execute(claim, code):
+def _execute(claim, code, after_setup=None):
     import torch
 
     torch.manual_seed(0)
@@ -141,6 +141,8 @@ def _execute(claim, code):
         with contextlib.redirect_stdout(out), torch.random.fork_rng():
             for ref in claim.get("uses", []):
                 exec(compile(page_cell(ref), f"<{ref}>", "exec"), namespace)
+            if after_setup is not None:
+                after_setup()
             exec(compile(code, f"<claim {claim['id']}>", "exec"), namespace)
     except Exception:
         return None, out.getvalue() + traceback.format_exc(limit=-1)
@@ -148,9 +150,10 @@ def _execute(claim, code):
     return (verdict if verdict in VERDICTS else None), out.getvalue()
 
 
-def run(claim):
-    """Run one claim's code; return (observed verdict or None, evidence text)."""
-    return _execute(claim, claim["code"])
+def run(claim, after_setup=None):
+    """Run one claim's code; return (observed verdict or None, evidence text).
+    ``after_setup()`` is called once the page cells it uses have run, before its own code."""
+    return _execute(claim, claim["code"], after_setup)
 
 
 def run_control(claim):

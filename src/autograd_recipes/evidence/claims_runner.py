@@ -11,6 +11,9 @@ naming it, and ``WATCHDOG_GRACE`` seconds later the watchdog ends the process. A
 claim that changes global state (torch's settings, the environment, global module
 hooks, patched torch or builtins) gets an error too, and the state is put back before
 the next claim (torch_state): one claim's hook cannot fill the evidence of the next.
+What the page cells a claim uses change (the guide's memory meter sets
+KINETO_LOG_LEVEL) is the page's setup, not the claim's doing: not reported, but put
+back all the same.
 
 Child protocol: ``python claims_runner.py LEDGER RESULTS TIMEOUT PARENT_PID [ID...]`` runs the
 listed claims (all if none) and appends JSON lines to RESULTS: ``{"start": id}``
@@ -114,8 +117,11 @@ def _child(ledger, out, timeout, ids):
             limit = float(claim.get("timeout", timeout))
             results.write(json.dumps({"start": claim["id"]}) + "\n")
             results.flush()
-            verdict, evidence = _run_one(claims_ledger, claim, limit)
-            changed = torch_state.check_and_restore(baseline)
+            setup = {}  # the state the page cells the claim uses leave: the page's, not the claim's
+            verdict, evidence = _run_one(
+                claims_ledger, claim, limit, lambda setup=setup: setup.update(state=torch_state.snapshot())
+            )
+            changed = torch_state.check_and_restore(baseline, setup.get("state"))
             if changed:
                 verdict = None
                 evidence += (
@@ -126,7 +132,7 @@ def _child(ledger, out, timeout, ids):
             results.flush()
 
 
-def _run_one(claims_ledger, claim, limit):
+def _run_one(claims_ledger, claim, limit, after_setup):
     def on_timeout(signum, frame):
         raise TimeoutError(
             f"claim {claim['id']} still running after {limit:g} s "
@@ -137,7 +143,7 @@ def _run_one(claims_ledger, claim, limit):
     signal.setitimer(signal.ITIMER_REAL, limit)
     faulthandler.dump_traceback_later(limit + WATCHDOG_GRACE, exit=True)
     try:
-        return claims_ledger.run(claim)
+        return claims_ledger.run(claim, after_setup)
     except SystemExit as exit_:  # not an Exception: run() lets it through
         return None, f"claim {claim['id']} called sys.exit({exit_.code!r})\n"
     finally:

@@ -82,18 +82,22 @@ def _restore_settings(state):
             setter(state[name])
 
 
-def check_and_restore(before):
-    """The changes made since ``before``, after putting ``before`` back. torch's settings
+def check_and_restore(before, since=None):
+    """The changes made since ``since`` (default ``before``), after putting ``before`` back:
+    a claim's check is compared with the state its page's setup cells left (``since``),
+    and everything, the setup's changes too, is put back to ``before``. torch's settings
     are put back first: a setting rebinds names of its own (set_default_dtype rebinds
     torch.Storage), which are then no change of the registries."""
-    settings = {name: value for name, value in before.items() if not isinstance(value, _Registry)}
+    since = before if since is None else since
+    settings = {name: value for name, value in since.items() if not isinstance(value, _Registry)}
     found = changes(settings, snapshot())
+    _restore_settings(since)
+    registries = {name: value for name, value in since.items() if isinstance(value, _Registry)}
+    found += changes(registries, snapshot())
     _restore_settings(before)
     now = snapshot()
-    registries = {name: value for name, value in before.items() if isinstance(value, _Registry)}
-    found += changes(registries, now)
-    for name, registry in registries.items():
-        if registry.difference(now[name]):
+    for name, registry in before.items():
+        if isinstance(registry, _Registry) and registry.difference(now[name]):
             registry.put_back(now[name])
     return found
 
@@ -153,10 +157,10 @@ class _Registry:
 
 _ABSENT = object()
 # What torch itself changes when code first uses a part of it: variables it sets for its own
-# libraries (torch._dynamo sets TORCHINDUCTOR_CACHE_DIR, torch.profiler KINETO_LOG_LEVEL), kept
-# and not reported, and attributes it replaces with functions of its own (_torch_patched). A
-# variable a run changes or removes is always reported.
-TORCH_OWNED = ("TORCH", "KINETO_", "CUDA_", "NCCL_", "OMP_", "KMP_", "MKL_")
+# use (torch._dynamo, loaded by torch.compile, sets TORCHINDUCTOR_CACHE_DIR; all of torch's
+# own start with TORCH), kept and not reported, and attributes it replaces with functions of
+# its own (_torch_patched). A variable a run changes or removes is always reported.
+TORCH_OWNED = ("TORCH",)
 
 
 def _torch_owned(name):
