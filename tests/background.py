@@ -66,6 +66,9 @@ class Jobs:
         self._processes = {}  # name -> the running build's process (leader of its own group)
         self._stopped = threading.Event()
         self._starting = threading.Lock()  # a build is started, or all are stopped, not both at once
+        self.timeline = {}  # name -> (started, ended) in seconds since start(): what the suite waited on
+        self._began = None
+        self.waited = 0.0  # seconds the tests spent waiting for results
 
     def register(self, name, fixture, prepare, after=(), then=None, first=False):
         """``first``: a build or task on the way to most tests (the real site, which also
@@ -85,12 +88,15 @@ class Jobs:
 
     def start(self, names, folder_for, limit):
         folders = {name: folder_for(name) for name in names}  # created here, in the main thread
+        self._began = time.monotonic()
         threading.Thread(target=self._run, args=(names, folders, limit), daemon=True).start()
 
     def result(self, name, timeout=1800):
+        asked = time.monotonic()
         with self._changed:
             if not self._changed.wait_for(lambda: name in self._results, timeout):
                 raise TimeoutError(f"background build {name} did not finish in {timeout} s")
+        self.waited += time.monotonic() - asked
         result = self._results[name]
         if isinstance(result, BaseException):
             raise result
@@ -113,6 +119,7 @@ class Jobs:
                 if len(running) >= limit or not all(d in self._results for d in job.after):
                     continue
                 pending.remove(name)
+                self.timeline[name] = (time.monotonic() - self._began, None)
                 try:
                     prepared = job.prepare(folders[name], *(self._results[d] for d in job.after))
                     build, extra = prepared if isinstance(prepared, tuple) else (prepared, {})
@@ -173,6 +180,8 @@ class Jobs:
             time.sleep(0.1)
 
     def _done(self, name, result):
+        if name in self.timeline:
+            self.timeline[name] = (self.timeline[name][0], time.monotonic() - self._began)
         with self._changed:
             self._results[name] = result
             self._changed.notify_all()

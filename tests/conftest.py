@@ -11,6 +11,7 @@ import background
 import pytest
 from tiny import tiny_project
 
+from autograd_recipes.execution import reused_outputs
 from autograd_recipes.project import EXECUTION_LOG_VARIABLE, PROJECT
 
 ROOT = PROJECT.root
@@ -39,6 +40,10 @@ def seeded_tiny(dest, built):
     for path in ("docs/recipes", "build/.jupyter_cache", "build/claims"):
         if (built / path).is_dir():
             shutil.copytree(built / path, project / path)
+    # the digests of those outputs: without them every reused output is untrusted and runs again
+    record = f"build/{reused_outputs.RECORD_NAME}"
+    if (built / record).is_file():
+        shutil.copy2(built / record, project / record)
     return project
 
 
@@ -70,7 +75,7 @@ CAN_UNSHARE = os.geteuid() == 0 and shutil.which("unshare") is not None
 
 # --- builds beside the tests (tests/background.py) ------------------------------------
 JOBS = background.Jobs(lambda stdout, stderr: _finish(stdout, stderr))
-PARALLEL_BUILDS = 5  # at once; most of a build is one core or waiting
+PARALLEL_BUILDS = int(os.environ.get("PARALLEL_BUILDS", 5))  # at once; most of a build is one core or waiting
 
 
 def background_build(project, *extra, env=None, offline=False, timeout=900):
@@ -190,6 +195,19 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 _STARTED = pytest.StashKey()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """When each background job ran: the suite's time is mostly the longest chain of them."""
+    if not JOBS.timeline:
+        return
+    terminalreporter.section("background jobs (seconds from the first start)")
+    terminalreporter.write_line(f"the tests waited {JOBS.waited:.1f} s for them")
+    for name, (started, ended) in sorted(JOBS.timeline.items(), key=lambda item: item[1][0]):
+        span = f"{ended - started:6.1f} s" if ended is not None else "   not finished"
+        terminalreporter.write_line(
+            f"{started:6.1f} -> {ended if ended is not None else 0:6.1f}  {span}  {name}"
+        )
 
 
 def pytest_configure(config):

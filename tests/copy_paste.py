@@ -3,8 +3,8 @@
 ``page_blocks`` reads a built page as the copy button does: each code block's text
 (sphinx-copybutton copies a ``pre`` whole when it has no prompts), and the output
 the page shows below it (sphinx-gallery's ``sphx-glr-script-out``, myst-nb's
-``cell_output``). ``run_blocks`` runs the blocks in order in a new Python process,
-isolated (``-I``) in an empty folder, so that nothing the site has beside its
+``cell_output``). ``run_pages`` runs each page's blocks in order in a new Python process
+(forked from one isolated (``-I``) interpreter that has imported torch), in an empty folder, so that nothing the site has beside its
 pages (``autograd_graph.py``, the build's setup cells) is importable: a name the
 page does not define is a NameError, as in the reader's code. Each block's last
 expression is shown as the page's runners show it (its repr), and an exception is
@@ -18,31 +18,57 @@ import sys
 from html import unescape
 from html.parser import HTMLParser
 
+# One interpreter imports torch, then forks a child per page (two at a time): each child runs
+# its page's blocks in a fresh namespace in a folder of its own, as a new interpreter would,
+# without importing torch again for each page.
 _RUNNER = r"""
 import ast
 import contextlib
 import io
 import json
+import os
 import sys
-blocks = json.load(sys.stdin)
-namespace = {"__name__": "__main__"}
-results = []
-for code in blocks:
-    out = io.StringIO()
-    error = None
-    try:
-        tree = ast.parse(code)
-        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-        with contextlib.redirect_stdout(out):
-            exec(compile(tree, "<pasted>", "exec"), namespace)
-            if last is not None:
-                value = eval(compile(ast.Expression(last.value), "<pasted>", "eval"), namespace)
-                if value is not None:
-                    print(repr(value))
-    except BaseException as err:  # what the reader's interpreter would stop with
-        error = f"{type(err).__name__}: {err}"
-    results.append({"stdout": out.getvalue(), "error": error})
-json.dump(results, sys.__stdout__)
+import torch
+
+def run(blocks):
+    namespace = {"__name__": "__main__"}
+    results = []
+    for code in blocks:
+        out = io.StringIO()
+        error = None
+        try:
+            tree = ast.parse(code)
+            last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+            with contextlib.redirect_stdout(out):
+                exec(compile(tree, "<pasted>", "exec"), namespace)
+                if last is not None:
+                    value = eval(compile(ast.Expression(last.value), "<pasted>", "eval"), namespace)
+                    if value is not None:
+                        print(repr(value))
+        except BaseException as err:  # what the reader's interpreter would stop with
+            error = f"{type(err).__name__}: {err}"
+        results.append({"stdout": out.getvalue(), "error": error})
+    return results
+
+pages = json.load(sys.stdin)
+running = {}
+for number, blocks in enumerate(pages):
+    if len(running) == 2:
+        pid, status = os.wait()
+        running.pop(pid)
+    folder = str(number)
+    os.mkdir(folder)
+    pid = os.fork()
+    if pid == 0:
+        os.chdir(folder)
+        try:
+            with open("results.json", "w") as f:
+                json.dump(run(blocks), f)
+        finally:
+            os._exit(0)
+    running[pid] = number
+while running:
+    running.pop(os.wait()[0])
 """
 
 
@@ -105,17 +131,18 @@ def page_blocks(path):
     return parser.blocks
 
 
-def run_blocks(codes, cwd, timeout=600):
+def run_pages(pages, cwd, timeout=600):
+    """What each page's blocks (a list of code strings per page) did, pasted in order."""
     done = subprocess.run(
         [sys.executable, "-I", "-c", _RUNNER],
-        input=json.dumps(codes),
+        input=json.dumps(pages),
         capture_output=True,
         text=True,
         cwd=cwd,
         timeout=timeout,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    return [json.loads((cwd / str(n) / "results.json").read_text()) for n in range(len(pages))]
 
 
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?")

@@ -271,7 +271,7 @@ def test_every_table_on_a_phone_is_whole_or_scrolls(site, browser, lang, name):
     base, html = site
     context = browser.new_context(viewport=PHONE)
     page = context.new_page()
-    page.goto(f"{base}{lang}/{name}.html", wait_until="networkidle")
+    page.goto(f"{base}{lang}/{name}.html", wait_until="load")
     tables = page.evaluate(TABLES)
     context.close()
     if name == "no_grad_guide":
@@ -293,7 +293,7 @@ def test_a_long_page_keeps_its_height_while_it_scrolls(site, browser, lang, name
     base, html = site
     context = browser.new_context(viewport=PHONE)
     page = context.new_page()
-    page.goto(f"{base}{lang}/{name}.html", wait_until="networkidle")
+    page.goto(f"{base}{lang}/{name}.html", wait_until="load")
     first = page.evaluate("document.documentElement.scrollHeight")
     for _ in range(200):  # a screen at a time, as a reader scrolls, to the end
         at_end = page.evaluate(
@@ -309,7 +309,7 @@ def test_a_long_page_keeps_its_height_while_it_scrolls(site, browser, lang, name
     assert len(ids) >= 3, ids
     page.close()
     page = context.new_page()
-    page.goto(f"{base}{lang}/{name}.html#{ids[-1]}", wait_until="networkidle")
+    page.goto(f"{base}{lang}/{name}.html#{ids[-1]}", wait_until="load")
     page.wait_for_timeout(300)
     top, bottom, at_end = page.eval_on_selector(
         f"section#{ids[-1]} > :is(h2, h3)",
@@ -348,7 +348,7 @@ def test_the_matrix_keeps_its_row_names_and_header_in_view_on_a_phone(site, brow
     base, html = site
     context = browser.new_context(viewport=PHONE)
     page = context.new_page()
-    page.goto(f"{base}{lang}/versions.html", wait_until="networkidle")
+    page.goto(f"{base}{lang}/versions.html", wait_until="load")
     scroller = page.locator(".torch-matrix-scroll")
     scroller.evaluate("el => el.scrollIntoView({behavior: 'instant'})")  # the page down to the matrix
     before = scroller.evaluate(
@@ -383,7 +383,7 @@ def test_the_matrix_links_are_targets_apart(site, browser, lang):
     base, html = site
     context = browser.new_context(viewport=PHONE)
     page = context.new_page()
-    page.goto(f"{base}{lang}/versions.html", wait_until="networkidle")
+    page.goto(f"{base}{lang}/versions.html", wait_until="load")
     rows = page.eval_on_selector_all(
         "table.torch-matrix th[scope=row]",
         """ths => ths.map(th => [...th.querySelectorAll("a")].map(a => {
@@ -407,7 +407,7 @@ def test_the_timing_charts_text_is_readable_on_a_phone(site, browser, lang):
     base, html = site
     context = browser.new_context(viewport=PHONE)
     page = context.new_page()
-    page.goto(f"{base}{lang}/no_grad_guide.html", wait_until="networkidle")
+    page.goto(f"{base}{lang}/no_grad_guide.html", wait_until="load")
     texts = page.evaluate(
         """() => {
           const svg = [...document.querySelectorAll("svg.chart")].find((s) => s.checkVisibility());
@@ -521,7 +521,7 @@ def test_screenshots(site, browser, lang):
     ]:
         context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
         page = context.new_page()
-        page.goto(base + f"{lang}/{path}", wait_until="networkidle")
+        page.goto(base + f"{lang}/{path}", wait_until="load")
         target = ARTIFACTS / f"{name}-{lang}.png"
         page.screenshot(path=str(target), full_page=name != "guide")
         context.close()
@@ -570,7 +570,7 @@ def test_graph_pictures_follow_the_theme_and_stay_readable(site, browser, lang):
             context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=system)
             context.add_init_script(f"localStorage.setItem('theme', '{theme}')")
             page = context.new_page()
-            page.goto(base + f"{lang}/recipes/plot_03_clone_before_inplace.html", wait_until="networkidle")
+            page.goto(base + f"{lang}/recipes/plot_03_clone_before_inplace.html", wait_until="load")
             figure = page.locator("figure.autograd-graph").first
             figure.scroll_into_view_if_needed()
             target = ARTIFACTS / f"graph-{lang}-{theme}-{device}.png"

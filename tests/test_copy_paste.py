@@ -14,7 +14,7 @@ import tokenize
 import background
 import pytest
 from conftest import JOBS, LANGUAGES
-from copy_paste import normalized, page_blocks, run_blocks
+from copy_paste import normalized, page_blocks, run_pages
 
 from autograd_recipes.evidence import matrix_data
 
@@ -32,27 +32,30 @@ def _difference(block, result):
     return f"the page shows:\n{shown[:1500]}\npasted, it gives:\n{normalized(got, measured)[:1500]}"
 
 
-def _pasted(page):
-    """The page's blocks pasted into a fresh interpreter, as soon as the site is built."""
+def _pasted(folder, site):
+    """Each page's blocks pasted into a fresh interpreter, as soon as the site is built."""
+    if site.code != 0:
+        return background.Task(lambda: None)
+    html = site.project / "build" / "html" / LANGUAGES[0]
+    blocks = [page_blocks(html / page) for page in PAGES]
 
-    def prepare(folder, site):
-        if site.code != 0:
-            return background.Task(lambda: None)
-        blocks = page_blocks(site.project / "build" / "html" / LANGUAGES[0] / page)
-        return background.Task(lambda: (blocks, run_blocks([b["code"] for b in blocks], cwd=folder)))
+    def work():
+        *results, control = run_pages([[b["code"] for b in page] for page in blocks] + [CONTROL], cwd=folder)
+        return dict(zip(PAGES, zip(blocks, results))), control
 
-    return prepare
+    return background.Task(work)
 
 
-for _page in PAGES:
-    JOBS.register(f"paste {_page.replace('/', '-')}", "pasted", _pasted(_page), after=["site"])
+# the control, run beside the pages: a helper the page hides is a NameError
+CONTROL = ["import torch\nprint(torch.ones(1).sum().item())", "show_graph(torch.ones(1))"]
+JOBS.register("paste", "pasted", _pasted, after=["site"])
 
 
 @pytest.fixture(scope="session")
 def pasted(built_site):
     """{page: (its blocks, what each did pasted)}."""
     assert built_site[1] == 0, built_site[2]
-    return {page: JOBS.result(f"paste {page.replace('/', '-')}").extra["value"] for page in PAGES}
+    return JOBS.result("paste").extra["value"][0]
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -108,11 +111,10 @@ def test_no_shown_block_uses_the_builds_helpers(built_site, page):
     assert not named, f"{page}: {len(named)} shown blocks use the build's helpers:\n\n" + "\n\n".join(named)
 
 
-def test_a_name_the_page_does_not_define_is_caught(tmp_path):
+def test_a_name_the_page_does_not_define_is_caught(built_site):
     """The control: the runner has nothing of the site's, so a helper the page hides is a NameError."""
-    results = run_blocks(
-        ["import torch\nprint(torch.ones(1).sum().item())", "show_graph(torch.ones(1))"], tmp_path
-    )
+    assert built_site[1] == 0, built_site[2]
+    results = JOBS.result("paste").extra["value"][1]
     assert results[0] == {"stdout": "1.0\n", "error": None}
     assert results[1]["error"] == "NameError: name 'show_graph' is not defined"
 

@@ -11,9 +11,10 @@ import subprocess
 import sys
 import textwrap
 
+import background
 import pytest
 import torch
-from conftest import LANGUAGES, RECIPES, ROOT
+from conftest import JOBS, LANGUAGES, RECIPES, ROOT
 
 from autograd_recipes.pages.graph_figures import drawer
 from autograd_recipes.publish.bench import first_visit_bytes
@@ -209,23 +210,40 @@ DRAW_TWICE = textwrap.dedent(
 )
 
 
-def test_two_runs_draw_the_same_bytes():
+def _draw_twice(folder):
+    """Two processes (different hash seeds), side by side, beside the other tests."""
+
+    def work():
+        processes = [
+            subprocess.Popen(
+                [sys.executable, "-c", DRAW_TWICE],
+                cwd=ROOT / "recipes",  # where the drawer is, first on sys.path for ``-c``
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"},
+            )
+            for seed in ("1", "2")
+        ]
+        outputs = [process.communicate(timeout=300) for process in processes]
+        return [(process.returncode, *output) for process, output in zip(processes, outputs)]
+
+    return background.Task(work)
+
+
+JOBS.register("draw twice", "two_drawings", _draw_twice)
+
+
+@pytest.fixture(scope="module")
+def two_drawings():
+    return JOBS.result("draw twice").extra["value"]
+
+
+def test_two_runs_draw_the_same_bytes(two_drawings):
     """Two processes (different hash seeds) draw the same graphs, a cut one among them, alike."""
-    processes = [  # side by side
-        subprocess.Popen(
-            [sys.executable, "-c", DRAW_TWICE],
-            cwd=ROOT / "recipes",  # where the drawer is, first on sys.path for ``-c``
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"},
-        )
-        for seed in ("1", "2")
-    ]
     runs = []
-    for process in processes:
-        stdout, stderr = process.communicate(timeout=300)
-        assert process.returncode == 0, stderr
+    for code, stdout, stderr in two_drawings:
+        assert code == 0, stderr
         runs.append(stdout)
     assert runs[0] == runs[1] and runs[0].count("<svg") == 4 and "more nodes" in runs[0]
 

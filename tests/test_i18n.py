@@ -6,9 +6,10 @@ import shutil
 import subprocess
 import sys
 
+import background
 import polib
 import pytest
-from conftest import ROOT
+from conftest import JOBS, ROOT
 from tiny import tiny_project
 
 from autograd_recipes.i18n import first_gloss
@@ -93,15 +94,23 @@ def test_msgfmt_accepts_catalog(catalog):
     assert "untranslated" not in result.stderr and "fuzzy" not in result.stderr, result.stderr
 
 
-def test_catalogs_match_the_current_english(built_site, tmp_path):
-    project, code, output = built_site
-    assert code == 0, output
-    result = subprocess.run(
-        [sys.executable, "-m", "autograd_recipes.publish.build", "--gettext", "--no-color"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-    )
+def _gettext(folder, site):
+    """The message templates of the built site, beside the other tests."""
+    command = [sys.executable, "-m", "autograd_recipes.publish.build", "--gettext", "--no-color"]
+    return background.Task(lambda: subprocess.run(command, cwd=site.project, capture_output=True, text=True))
+
+
+JOBS.register("gettext", "site_templates", _gettext, after=["site"])
+
+
+@pytest.fixture(scope="module")
+def site_templates(built_site):
+    assert built_site[1] == 0, built_site[2]
+    return built_site[0], JOBS.result("gettext").extra["value"]
+
+
+def test_catalogs_match_the_current_english(site_templates):
+    project, result = site_templates
     assert result.returncode == 0, result.stderr
     pots = project / "build" / "gettext"
     assert catalog_problems(project / "locales/ko/LC_MESSAGES", pots) == []

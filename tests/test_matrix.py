@@ -14,9 +14,10 @@ from html import escape, unescape
 from pathlib import Path
 from xml.etree import ElementTree
 
+import background
 import polib
 import pytest
-from conftest import ROOT
+from conftest import JOBS, ROOT
 
 from autograd_recipes import theme
 from autograd_recipes.evidence import claims_ledger, matrix_data, matrix_html, matrix_runner, torch_matrix
@@ -443,10 +444,9 @@ def test_a_recipe_page_line_says_where_it_behaves_as_shown():
     )
 
 
-def test_a_recipe_records_each_expected_error_and_check_without_stopping(tmp_path):
-    """The runner's recipe mode on a planted recipe: a changed message, a missing error, a failed
-    assert and an unexpected error are all recorded, and the blocks after them still run."""
-    recipe = tmp_path / "plot_planted.py"
+def _planted_recipe_run(folder):
+    """The runner's recipe mode on a planted recipe, beside the other tests."""
+    recipe = folder / "plot_planted.py"
     source = (ROOT / "recipes" / f"{RECIPE}.py").read_text(encoding="utf-8")
     helpers_end = source.index("# sphinx_gallery_end_ignore\n", source.index("def show_graph"))
     checker = source[: helpers_end + len("# sphinx_gallery_end_ignore\n")]  # imports and hidden helpers
@@ -460,13 +460,23 @@ def test_a_recipe_records_each_expected_error_and_check_without_stopping(tmp_pat
         + "# %%\nprint('last block ran')\nassert True\n",
         encoding="utf-8",
     )
-    out = subprocess.run(
-        [sys.executable, "-m", "autograd_recipes.evidence.matrix_runner", "--recipe", str(recipe)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
+    command = [sys.executable, "-m", "autograd_recipes.evidence.matrix_runner", "--recipe", str(recipe)]
+    return background.Task(lambda: subprocess.run(command, capture_output=True, text=True, timeout=300))
+
+
+JOBS.register("planted recipe run", "planted_recipe_run", _planted_recipe_run)
+
+
+@pytest.fixture(scope="module")
+def planted_recipe_run():
+    return JOBS.result("planted recipe run").extra["value"]
+
+
+def test_a_recipe_records_each_expected_error_and_check_without_stopping(planted_recipe_run):
+    """The runner's recipe mode on a planted recipe: a changed message, a missing error, a failed
+    assert and an unexpected error are all recorded, and the blocks after them still run."""
+    assert planted_recipe_run.returncode == 0, planted_recipe_run.stderr
+    out = planted_recipe_run.stdout
     result = json.loads(out.strip().splitlines()[-1])
     assert [e["outcome"] for e in result["expected_errors"]] == ["changed", "not raised"]
     assert result["expected_errors"][0]["type"] == "RuntimeError"
@@ -564,14 +574,27 @@ def test_the_versions_page_names_claims_by_their_sentences_in_its_language(built
         assert all(re.search("[\uac00-\ud7a3]", t) for t in rows.values())
 
 
-def test_torch_release_is_read_without_importing_torch():
+def _release_read(folder):
     code = (
         "import sys; from autograd_recipes.evidence import torch_matrix; "
         "release = torch_matrix.torch_release(); print(release, 'torch' in sys.modules); "
         "import torch; print(torch.__version__.split('+')[0])"
     )
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    read, imported_before, imported = done.stdout.split()
+    command = [sys.executable, "-c", code]
+    return background.Task(lambda: subprocess.run(command, cwd=ROOT, capture_output=True, text=True))
+
+
+JOBS.register("release read", "release_read", _release_read)
+
+
+@pytest.fixture(scope="module")
+def release_read():
+    return JOBS.result("release read").extra["value"]
+
+
+def test_torch_release_is_read_without_importing_torch(release_read):
+    assert release_read.returncode == 0, release_read.stderr
+    read, imported_before, imported = release_read.stdout.split()
     assert read == imported and imported_before == "False"
 
 
