@@ -75,7 +75,9 @@ CAN_UNSHARE = os.geteuid() == 0 and shutil.which("unshare") is not None
 
 # --- builds beside the tests (tests/background.py) ------------------------------------
 JOBS = background.Jobs(lambda stdout, stderr: _finish(stdout, stderr))
-PARALLEL_BUILDS = int(os.environ.get("PARALLEL_BUILDS", 5))  # at once; most of a build is one core or waiting
+# at once; most of a build is one core or waiting (PARALLEL_BUILDS=1 runs them one by one, for
+# each job's time alone in the summary)
+PARALLEL_BUILDS = int(os.environ.get("PARALLEL_BUILDS", 5))
 
 
 def background_build(project, *extra, env=None, offline=False, timeout=900):
