@@ -51,24 +51,34 @@ def run(blocks):
     return results
 
 pages = json.load(sys.stdin)
-running = {}
+running, codes = {}, {}
+
+
+def reap():
+    pid, status = os.wait()
+    codes[running.pop(pid)] = os.waitstatus_to_exitcode(status)
+
+
 for number, blocks in enumerate(pages):
     if len(running) == 2:
-        pid, status = os.wait()
-        running.pop(pid)
+        reap()
     folder = str(number)
     os.mkdir(folder)
     pid = os.fork()
     if pid == 0:
         os.chdir(folder)
+        code = 1  # unless its results are written whole
         try:
             with open("results.json", "w") as f:
                 json.dump(run(blocks), f)
+            code = 0
         finally:
-            os._exit(0)
+            os._exit(code)
     running[pid] = number
 while running:
-    running.pop(os.wait()[0])
+    reap()
+with open("exit_codes.json", "w") as f:  # not stdout, which the children share
+    json.dump([codes[n] for n in range(len(pages))], f)
 """
 
 
@@ -142,6 +152,8 @@ def run_pages(pages, cwd, timeout=600):
         timeout=timeout,
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    ended = [n for n, code in enumerate(json.loads((cwd / "exit_codes.json").read_text())) if code != 0]
+    assert not ended, f"pages {ended} ended their interpreter before their last block:\n{done.stderr[-3000:]}"
     return [json.loads((cwd / str(n) / "results.json").read_text()) for n in range(len(pages))]
 
 
