@@ -18,6 +18,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 
 @dataclass
 class Build:
@@ -101,6 +103,15 @@ class Jobs:
         if isinstance(result, BaseException):
             raise result
         return result
+
+    def value(self, name):
+        """What the work of Task ``name`` returned."""
+        return self.result(name).extra["value"]
+
+    def fixture(self, name, scope="module"):
+        """The fixture that a Task's job was registered with, handing out its work's value:
+        ``alone_runs = JOBS.fixture("recipe alone")`` in the module of its tests."""
+        return pytest.fixture(scope=scope, name=self._jobs[name].fixture)(lambda: self.value(name))
 
     def stop(self):
         """End every build still running, with the processes it started (kernels, the

@@ -75,8 +75,8 @@ CAN_UNSHARE = os.geteuid() == 0 and shutil.which("unshare") is not None
 
 # --- builds beside the tests (tests/background.py) ------------------------------------
 JOBS = background.Jobs(lambda stdout, stderr: _finish(stdout, stderr))
-# at once; most of a build is one core or waiting (PARALLEL_BUILDS=1 runs them one by one, for
-# each job's time alone in the summary)
+# jobs at once: most of a build is one core or waiting (PARALLEL_BUILDS=1 runs them one by one,
+# for each job's own time in the summary)
 PARALLEL_BUILDS = int(os.environ.get("PARALLEL_BUILDS", 5))
 
 
@@ -206,10 +206,8 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.section("background jobs (seconds from the first start)")
     terminalreporter.write_line(f"the tests waited {JOBS.waited:.1f} s for them")
     for name, (started, ended) in sorted(JOBS.timeline.items(), key=lambda item: item[1][0]):
-        span = f"{ended - started:6.1f} s" if ended is not None else "   not finished"
-        terminalreporter.write_line(
-            f"{started:6.1f} -> {ended if ended is not None else 0:6.1f}  {span}  {name}"
-        )
+        until = "not finished" if ended is None else f"{ended:6.1f}  {ended - started:6.1f} s"
+        terminalreporter.write_line(f"{started:6.1f} -> {until}  {name}")
 
 
 def pytest_configure(config):
@@ -241,4 +239,4 @@ def page_visits(built_site):
     browser_pass.skip_without_chromium()
     project, code, output = built_site
     assert code == 0, output
-    return project / "build" / "html", JOBS.result("visits").extra["value"]
+    return project / "build" / "html", JOBS.value("visits")

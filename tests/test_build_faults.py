@@ -779,9 +779,7 @@ def _runner_alone(folder):
 JOBS.register("claims runner alone", "runner_alone", _runner_alone)
 
 
-@pytest.fixture(scope="module")
-def runner_alone():
-    return JOBS.result("claims runner alone").extra["value"]
+runner_alone = JOBS.fixture("claims runner alone")
 
 
 def test_running_claims_in_their_own_process_survives_exits(runner_alone):

@@ -55,7 +55,7 @@ JOBS.register("paste", "pasted", _pasted, after=["site"])
 def pasted(built_site):
     """{page: (its blocks, what each did pasted)}."""
     assert built_site[1] == 0, built_site[2]
-    return JOBS.result("paste").extra["value"][0]
+    return JOBS.value("paste")[0]
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -115,7 +115,7 @@ def test_no_shown_block_uses_the_builds_helpers(built_site, page):
 def pasted_control(pasted):
     """What the control blocks did, pasted beside the pages (a fixture of the job's, so that
     the test waits for it with the other tests that do, not early in the run)."""
-    return JOBS.result("paste").extra["value"][1]
+    return JOBS.value("paste")[1]
 
 
 def test_a_name_the_page_does_not_define_is_caught(pasted_control):

@@ -234,9 +234,7 @@ def _draw_twice(folder):
 JOBS.register("draw twice", "two_drawings", _draw_twice)
 
 
-@pytest.fixture(scope="module")
-def two_drawings():
-    return JOBS.result("draw twice").extra["value"]
+two_drawings = JOBS.fixture("draw twice")
 
 
 def test_two_runs_draw_the_same_bytes(two_drawings):

@@ -106,7 +106,7 @@ JOBS.register("gettext", "site_templates", _gettext, after=["site"])
 @pytest.fixture(scope="module")
 def site_templates(built_site):
     assert built_site[1] == 0, built_site[2]
-    return built_site[0], JOBS.result("gettext").extra["value"]
+    return built_site[0], JOBS.value("gettext")
 
 
 def test_catalogs_match_the_current_english(site_templates):

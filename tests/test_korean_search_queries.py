@@ -103,7 +103,7 @@ JOBS.register("korean queries", "korean_query_scores", _scored, after=["site"])
 def korean_query_scores(built_site):
     skip_without_chromium()
     assert built_site[1] == 0, built_site[2]
-    return JOBS.result("korean queries").extra["value"]
+    return JOBS.value("korean queries")
 
 
 def test_korean_queries_find_their_pages_in_the_top_5(korean_query_scores):

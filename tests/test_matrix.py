@@ -467,9 +467,7 @@ def _planted_recipe_run(folder):
 JOBS.register("planted recipe run", "planted_recipe_run", _planted_recipe_run)
 
 
-@pytest.fixture(scope="module")
-def planted_recipe_run():
-    return JOBS.result("planted recipe run").extra["value"]
+planted_recipe_run = JOBS.fixture("planted recipe run")
 
 
 def test_a_recipe_records_each_expected_error_and_check_without_stopping(planted_recipe_run):
@@ -587,9 +585,7 @@ def _release_read(folder):
 JOBS.register("release read", "release_read", _release_read)
 
 
-@pytest.fixture(scope="module")
-def release_read():
-    return JOBS.result("release read").extra["value"]
+release_read = JOBS.fixture("release read")
 
 
 def test_torch_release_is_read_without_importing_torch(release_read):

@@ -84,9 +84,7 @@ def _alone(folder):
 JOBS.register("recipe alone", "alone_runs", _alone)
 
 
-@pytest.fixture(scope="session")
-def alone_runs():
-    return JOBS.result("recipe alone").extra["value"]
+alone_runs = JOBS.fixture("recipe alone")
 
 
 def test_a_recipe_copied_alone_runs_without_the_drawer(alone_runs):
@@ -167,9 +165,7 @@ def _plain(folder):
 JOBS.register("plain runs", "plain_runs", _plain)
 
 
-@pytest.fixture(scope="session")
-def plain_runs():
-    return JOBS.result("plain runs").extra["value"]
+plain_runs = JOBS.fixture("plain runs")
 
 
 @pytest.mark.parametrize("recipe", RECIPES, ids=lambda p: p.stem)
