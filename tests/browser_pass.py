@@ -6,7 +6,8 @@ Chromium (driven by playwright's async API: while one page waits for the network
 quiet or runs axe, another loads). In that visit it records what the tests check:
 
 - every page: console errors, page errors, failed requests, the HTTP status, every
-  request's URL and axe's violations (tests/test_browser.py);
+  request's URL, axe's violations and the contrast of every token of highlighted code in
+  the light and the dark theme (tests/test_browser.py);
 - Korean pages: the visible text and accessible names (SCAN) and, after axe, the words
   that a table cell draws on more than one line (BROKEN_WORDS) at 1200 px and then,
   resized without a reload, at 390 px (tests/test_korean_ui.py).
@@ -66,6 +67,39 @@ SCAN = """() => {
     if (!el.closest(".claim-link, code")) out.push(el.getAttribute("title"));
   return out;
 }"""
+# axe's color-contrast finds each text's background by hit-testing the elements stacked under
+# it, which is most of axe's time on a page of code (2.6 of 2.9 s on the guide). Highlighted
+# code is many coloured tokens on the code block's own solid background: CODE_CONTRAST checks
+# each of them directly, in both themes (axe sees only the theme the page loads in), and axe
+# checks the contrast of everything else.
+AXE_SETUP = """() => axe.configure({rules: [{id: "color-contrast", selector: "*:not(.highlight *)"}]})"""
+# Every text-bearing element of highlighted code: its colour against the first solid background
+# at or above it; the pairs under 4.5:1 (WCAG AA for text under 18.66 px bold), and how many
+# elements were checked, on which backgrounds.
+CODE_CONTRAST = """() => {
+  const rgba = (css) => (css.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((c) => c / 255)
+    .map((c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
+    .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i], 0);
+  const ratio = (a, b) => { const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x); return (hi + 0.05) / (lo + 0.05); };
+  const low = [], backgrounds = new Set();
+  let checked = 0;
+  for (const el of document.querySelectorAll(".highlight pre, .highlight pre *")) {
+    if (![...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+    let under = el, bg;
+    while (under && (bg = rgba(getComputedStyle(under).backgroundColor)).length === 4 && bg[3] === 0)
+      under = under.parentElement;
+    const fg = rgba(getComputedStyle(el).color);
+    checked++;
+    backgrounds.add(getComputedStyle(under).backgroundColor);
+    const r = ratio(fg, bg);
+    if (r < 4.5) low.push(`${el.className || el.tagName}: ${getComputedStyle(el).color} on ${getComputedStyle(under).backgroundColor} (${r.toFixed(2)}:1)`);
+  }
+  return {checked, backgrounds: [...backgrounds], low: [...new Set(low)]};
+}"""
+CODE_THEMES = ("light", "dark")  # furo's data-theme values; "auto" is one of them by the system's
+
+
 # For each table cell: the words drawn on more than one line.
 BROKEN_WORDS = """() => {
   const broken = [];
@@ -181,13 +215,15 @@ class Visit:
     requests: list[str] = field(default_factory=list)  # every URL the page requested, in order
     requests_until_axe_done: int | None = None  # how many of them came before axe finished
     violations: list[dict] | None = None  # axe's violations, every impact
+    code_contrast: dict[str, dict] | None = None  # theme -> CODE_CONTRAST's {checked, backgrounds, low}
     texts: list[str] | None = None  # Korean pages: SCAN's texts
     broken_words: dict[int, list[str]] | None = None  # Korean pages: width -> BROKEN_WORDS
 
 
 async def _visit(page, base, path, axe):
     """One page, loaded once in ``page``: listeners first, then the load (network quiet),
-    then the checks: SCAN before axe (axe adds its script to the page), the widths after.
+    then the checks: SCAN before axe (axe adds its script to the page), the widths after,
+    then the code's contrast in each theme.
     Then it stops listening (as closing the page did: a request cut short by leaving is
     no fault of the page) and leaves, so that the next visit in ``page`` starts from a
     blank page at the axe viewport."""
@@ -208,13 +244,21 @@ async def _visit(page, base, path, axe):
     if korean:
         visit.texts = await page.evaluate(SCAN)
     if axe is not None:
-        visit.violations = (await axe.run(page)).response["violations"]
+        await page.evaluate(axe.axe_script)
+        await page.evaluate(AXE_SETUP)
+        visit.violations = await page.evaluate(
+            "axe.run(document, {resultTypes: ['violations']}).then(r => r.violations)"
+        )
         visit.requests_until_axe_done = len(visit.requests)
         if korean:
             visit.broken_words = {}
             for width in BROKEN_WORD_WIDTHS:
                 await page.set_viewport_size({"width": width, "height": 900})
                 visit.broken_words[width] = await page.evaluate(BROKEN_WORDS)
+        visit.code_contrast = {}
+        for theme in CODE_THEMES:  # as furo's theme button sets it (the page is left next)
+            await page.evaluate(f"document.body.dataset.theme = {theme!r}")
+            visit.code_contrast[theme] = await page.evaluate(CODE_CONTRAST)
     for event, listener in listeners.items():
         page.remove_listener(event, listener)
     await page.goto("about:blank")

@@ -91,6 +91,38 @@ def test_every_page_is_clean_local_and_accessible(page_visits):
     assert not problems, "\n".join(problems)
 
 
+def test_highlighted_code_keeps_its_contrast_in_both_themes(page_visits):
+    """Every token of highlighted code on every page, in furo's light and dark themes, at
+    least 4.5:1 against the code block's background (browser_pass.CODE_CONTRAST, which axe's
+    own contrast rule leaves to it); the pages of code were checked, and the themes differ."""
+    html, visits = page_visits
+    low, checked = [], {}
+    for path in all_pages(html, LANGUAGES):
+        for theme, seen in visits[path].code_contrast.items():
+            low += [f"{path} ({theme}): {pair}" for pair in seen["low"]]
+            checked[path, theme] = seen
+    assert not low, "\n".join(low)
+    for lang in LANGUAGES:
+        for name in ("recipes/plot_02_residual_add.html", "no_grad_guide.html", "inplace_overview.html"):
+            light, dark = checked[f"{lang}/{name}", "light"], checked[f"{lang}/{name}", "dark"]
+            assert light["checked"] >= 100 and dark["checked"] == light["checked"], (name, light, dark)
+            assert not set(light["backgrounds"]) & set(dark["backgrounds"]), (light, dark)
+
+
+def test_the_code_contrast_check_finds_a_faint_token(page):
+    """The control: a token as faint as #999 on the code's #fff fails, and the one beside
+    it, dark enough, passes; the background is found above the token's own transparent one."""
+    from browser_pass import CODE_CONTRAST
+
+    page.set_content(
+        '<div class="highlight" style="background: #fff"><pre><span class="c1" style="color: #999">'
+        '# faint</span> <span class="n" style="color: #333">x</span></pre></div>'
+    )
+    seen = page.evaluate(CODE_CONTRAST)
+    assert seen["checked"] == 2 and seen["backgrounds"] == ["rgb(255, 255, 255)"], seen
+    assert seen["low"] == ["c1: rgb(153, 153, 153) on rgb(255, 255, 255) (2.85:1)"], seen
+
+
 def test_language_switch_lands_on_the_same_page_and_back(site, page):
     base, html = site
     page.goto(base + "en/recipes/plot_05_indexing_and_inplace.html")
@@ -513,19 +545,20 @@ def test_theme_toggle_cycles_themes(site, page):
 def test_screenshots(site, browser, lang):
     base, html = site
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context()
+    page = context.new_page()
     for name, path, viewport in [
         ("landing", "index.html", (1200, 900)),
         ("recipe", "recipes/plot_05_indexing_and_inplace.html", (1200, 900)),
         ("guide", "no_grad_guide.html", (1200, 900)),
         ("recipe-phone", "recipes/plot_05_indexing_and_inplace.html", (390, 844)),
     ]:
-        context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
-        page = context.new_page()
+        page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
         page.goto(base + f"{lang}/{path}", wait_until="load")
         target = ARTIFACTS / f"{name}-{lang}.png"
         page.screenshot(path=str(target), full_page=name != "guide")
-        context.close()
         assert target.stat().st_size > 10_000
+    context.close()
 
 
 GRAPH_COLOURS = """() => {
@@ -558,30 +591,34 @@ def _contrast(a, b):
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_graph_pictures_follow_the_theme_and_stay_readable(site, browser, lang):
     """A recipe's first graph (a failing case) in furo's light and dark themes and in "auto"
-    under a dark system, at desktop and phone width: screenshots go to build/test-artifacts/;
+    under a dark system, at desktop and phone width, on one load of the page (the theme
+    toggle's own cycle is test_theme_toggle_cycles_themes): screenshots go to build/test-artifacts/;
     the boxes' text and the changed saved tensor's line keep their contrast (WCAG AA, 4.5:1),
     the picture turns light on dark with the theme (light and dark differ: the control), and
     it fits a phone's width."""
     base, html = site
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     seen = {}
+    # one load, then each theme as furo's button sets it (body's data-theme) and each width
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    page.goto(base + f"{lang}/recipes/plot_03_clone_before_inplace.html", wait_until="load")
+    figure = page.locator("figure.autograd-graph").first
     for theme, system in (("light", "light"), ("dark", "light"), ("auto", "dark")):
+        page.emulate_media(color_scheme=system)
+        page.evaluate(f"document.body.dataset.theme = {theme!r}")
         for device, (width, height) in (("desktop", (1200, 900)), ("phone", (390, 844))):
-            context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=system)
-            context.add_init_script(f"localStorage.setItem('theme', '{theme}')")
-            page = context.new_page()
-            page.goto(base + f"{lang}/recipes/plot_03_clone_before_inplace.html", wait_until="load")
-            figure = page.locator("figure.autograd-graph").first
+            page.set_viewport_size({"width": width, "height": height})
             figure.scroll_into_view_if_needed()
             target = ARTIFACTS / f"graph-{lang}-{theme}-{device}.png"
             figure.screenshot(path=str(target))
             colours = page.evaluate(GRAPH_COLOURS)
-            context.close()
             assert colours["theme"] == theme and target.stat().st_size > 2_000
             assert _contrast(colours["text"], colours["box"]) >= 4.5, (theme, device, colours)
             assert _contrast(colours["alert"], colours["box"]) >= 4.5, (theme, device, colours)
             assert colours["width"] <= colours["viewport"], (theme, device, colours)
             seen[theme, device] = colours
+    context.close()
     for device in ("desktop", "phone"):
         light, dark, auto = (seen[t, device] for t in ("light", "dark", "auto"))
         assert _luminance(light["text"]) < 0.2 < _luminance(dark["text"]), (light, dark)
