@@ -86,7 +86,10 @@ class Jobs:
         wanted = [j.name for j in self._jobs.values() if j.fixture in used]
         for name in wanted:  # and what they start from
             wanted += [d for d in self._jobs[name].after if d not in wanted]
-        return [name for name in self._jobs if name in wanted]  # registration order
+        # the jobs marked first, then the others, each in registration order
+        return sorted(
+            (name for name in self._jobs if name in wanted), key=lambda name: not self._jobs[name].first
+        )
 
     def start(self, names, folder_for, limit):
         folders = {name: folder_for(name) for name in names}  # created here, in the main thread

@@ -216,6 +216,33 @@ def pytest_configure(config):
     config.stash[_STARTED] = time.monotonic()
 
 
+@pytest.fixture(scope="session")
+def chromium():
+    """One Chromium, through playwright's sync API, for every browser test on pytest's thread:
+    a launch (its driver and browser) costs about a core-second, and contexts keep tests apart."""
+    import browser_pass
+
+    browser_pass.skip_without_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=browser_pass.CHROMIUM, args=browser_pass.FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def served_site(built_site):
+    """(base URL, folder) of the built site, served on 127.0.0.1 below a sub-path as on
+    GitHub Pages (browser_pass.served)."""
+    import browser_pass
+
+    project, code, output = built_site
+    assert code == 0, output
+    with browser_pass.served(project / "build" / "html") as base:
+        yield base, project / "build" / "html"
+
+
 def _visits(folder, site):
     """Every page of both languages, loaded once in Chromium as soon as the site is built."""
     import browser_pass

@@ -14,32 +14,24 @@ import re
 from urllib.parse import quote, urlsplit
 
 import pytest
-from browser_pass import CHROMIUM, FLAGS, all_pages, served, skip_without_chromium
+from browser_pass import all_pages, skip_without_chromium
 from conftest import LANGUAGES, ROOT
 
 ARTIFACTS = ROOT / "build" / "test-artifacts"
 
 skip_without_chromium(allow_module_level=True)
 
-from playwright.sync_api import sync_playwright  # noqa: E402  (after the skip: Chromium may be missing)
+
+@pytest.fixture(scope="module")
+def site(served_site):
+    """The built site served on 127.0.0.1 below a sub-path (conftest.served_site): its base
+    URL and the site's folder."""
+    return served_site
 
 
 @pytest.fixture(scope="module")
-def site(built_site):
-    """The built site served on 127.0.0.1 below a sub-path (browser_pass.served); yields
-    its base URL and the site's folder."""
-    project, code, output = built_site
-    assert code == 0, output
-    with served(project / "build" / "html") as base:
-        yield base, project / "build" / "html"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield browser
-        browser.close()
+def browser(chromium):
+    return chromium
 
 
 @pytest.fixture

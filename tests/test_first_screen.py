@@ -7,26 +7,22 @@ each goes to build/test-artifacts/first-screen/.
 """
 
 import pytest
-from browser_pass import CHROMIUM, FLAGS, served, skip_without_chromium
+from browser_pass import skip_without_chromium
 from conftest import LANGUAGES, RECIPES, ROOT
 
 skip_without_chromium(allow_module_level=True)
 
-from playwright.sync_api import sync_playwright  # noqa: E402  (after the skip: Chromium may be missing)
 
 PHONE = {"width": 390, "height": 844}
 SHOTS = ROOT / "build" / "test-artifacts" / "first-screen"
 
 
 @pytest.fixture(scope="module")
-def phone(built_site):
-    project, code, output = built_site
-    assert code == 0, output
-    with served(project / "build" / "html") as base, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        context = browser.new_context(viewport=PHONE, device_scale_factor=1)
-        yield base, context.new_page()
-        browser.close()
+def phone(served_site, chromium):
+    base, html = served_site
+    context = chromium.new_context(viewport=PHONE, device_scale_factor=1)
+    yield base, context.new_page()
+    context.close()
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

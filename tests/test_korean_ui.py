@@ -13,7 +13,7 @@ tests/browser_pass.py; the tests here judge what they recorded.
 import re
 
 import pytest
-from browser_pass import CHROMIUM, FLAGS, KOREAN_SEARCH, served, skip_without_chromium
+from browser_pass import KOREAN_SEARCH
 
 from autograd_recipes.i18n import ui_strings
 
@@ -42,18 +42,10 @@ def korean_names(html):
 
 
 @pytest.fixture(scope="module")
-def korean(built_site):
+def korean(served_site, chromium):
     """(base URL of the served Korean site, Chromium)."""
-    skip_without_chromium()
-    from playwright.sync_api import sync_playwright
-
-    project, code, output = built_site
-    assert code == 0, output
-    html = project / "build" / "html"
-    with served(html) as base, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield base + "ko/", browser
-        browser.close()
+    base, html = served_site
+    return base + "ko/", chromium
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import time
 import zipfile
 
 import pytest
-from browser_pass import CHROMIUM, FLAGS, served, skip_without_chromium
+from browser_pass import served
 from conftest import CONF, EPOCH_2024, LANGUAGES, SITE_URL
 
 from autograd_recipes.publish import offline_copy
@@ -158,46 +158,40 @@ def test_links_leaving_the_language_folder_are_made_absolute():
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_unpacked_copy_opens_and_navigates_in_chromium_offline(html, unpacked, lang):
+def test_unpacked_copy_opens_and_navigates_in_chromium_offline(html, unpacked, lang, chromium):
     """From file:// with the browser offline: the landing page loads, a link to another
     page loads that page, and no request leaves file://. The control: the same offline
     context cannot load the site from a local server."""
-    skip_without_chromium()
-    from playwright.sync_api import Error, sync_playwright
+    from playwright.sync_api import Error
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        context = browser.new_context(offline=True)
-        requests, errors = [], []
-        context.on("request", lambda request: requests.append(request.url))
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto((unpacked[lang] / "index.html").as_uri())
-        assert page.locator("p.offline-copy").count() == 1
-        page.click('article a[href="inplace_overview.html"]')
-        page.wait_for_url((unpacked[lang] / "inplace_overview.html").as_uri())
-        assert page.locator("article h1").count() == 1
-        recipe = page.locator('article a[href^="recipes/plot_"]').first  # on to a recipe
-        target = (unpacked[lang] / recipe.get_attribute("href")).as_uri()
-        recipe.click()
-        page.wait_for_url(target)
-        assert page.locator("article pre").count() > 0
-        assert errors == []
-        assert len(requests) > 3 and all(url.startswith("file://") for url in requests), requests
-        with served(html) as base, pytest.raises(Error, match="ERR_INTERNET_DISCONNECTED"):
-            page.goto(base + f"{lang}/index.html")
-        browser.close()
+    context = chromium.new_context(offline=True)
+    requests, errors = [], []
+    context.on("request", lambda request: requests.append(request.url))
+    page = context.new_page()
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto((unpacked[lang] / "index.html").as_uri())
+    assert page.locator("p.offline-copy").count() == 1
+    page.click('article a[href="inplace_overview.html"]')
+    page.wait_for_url((unpacked[lang] / "inplace_overview.html").as_uri())
+    assert page.locator("article h1").count() == 1
+    recipe = page.locator('article a[href^="recipes/plot_"]').first  # on to a recipe
+    target = (unpacked[lang] / recipe.get_attribute("href")).as_uri()
+    recipe.click()
+    page.wait_for_url(target)
+    assert page.locator("article pre").count() > 0
+    assert errors == []
+    assert len(requests) > 3 and all(url.startswith("file://") for url in requests), requests
+    with served(html) as base, pytest.raises(Error, match="ERR_INTERNET_DISCONNECTED"):
+        page.goto(base + f"{lang}/index.html")
+    context.close()
 
 
 @pytest.mark.parametrize("lang, query", [("en", "no_grad"), ("ko", "텐서")])
-def test_search_in_the_unpacked_copy_shows_results_without_errors(unpacked, lang, query):
+def test_search_in_the_unpacked_copy_shows_results_without_errors(unpacked, lang, query, chromium):
     """From file:// a browser refuses the fetches Sphinx's search makes for its result
     snippets: the results show without them, and nothing goes to the console. The control:
     the same copy served over HTTP shows snippets."""
-    skip_without_chromium()
     from urllib.parse import quote
-
-    from playwright.sync_api import sync_playwright
 
     def search(page, url):
         page.goto(f"{url}?q={quote(query)}")
@@ -209,18 +203,17 @@ def test_search_in_the_unpacked_copy_shows_results_without_errors(unpacked, lang
             "#search-results ul.search li p.context"
         ).count()
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        context = browser.new_context(offline=True)
-        page = context.new_page()
-        errors = []
-        page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
-        page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
-        results, snippets = search(page, (unpacked[lang] / "search.html").as_uri())
-        assert results >= 3 and snippets == 0
-        assert errors == []
-        with served(unpacked[lang]) as base:
-            page = browser.new_context().new_page()
-            results, snippets = search(page, base + "search.html")
-            assert results >= 3 and snippets > 0
-        browser.close()
+    context = chromium.new_context(offline=True)
+    page = context.new_page()
+    errors = []
+    page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
+    results, snippets = search(page, (unpacked[lang] / "search.html").as_uri())
+    assert results >= 3 and snippets == 0
+    assert errors == []
+    context.close()
+    with served(unpacked[lang]) as base:
+        context = chromium.new_context()
+        results, snippets = search(context.new_page(), base + "search.html")
+        context.close()
+        assert results >= 3 and snippets > 0
