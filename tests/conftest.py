@@ -190,6 +190,8 @@ def pytest_sessionfinish(session, exitstatus):
         "tests": session.testscollected,
         "outcome": "passed" if exitstatus == 0 else f"failed ({session.testsfailed} failed)",
         "finished": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        # the reference loop before the run and after it (every build ended): the machine's speed
+        "reference_seconds": [config.stash.get(_REFERENCE, None), machine_reference()],
     }
     folder = ROOT / "build" / "test-artifacts"
     folder.mkdir(parents=True, exist_ok=True)
@@ -197,6 +199,7 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 _STARTED = pytest.StashKey()
+_REFERENCE = pytest.StashKey()
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -205,14 +208,32 @@ def pytest_terminal_summary(terminalreporter):
         return
     terminalreporter.section("background jobs (seconds from the first start)")
     terminalreporter.write_line(f"the tests waited {JOBS.waited:.1f} s for them")
+    reference = terminalreporter.config.stash.get(_REFERENCE, None)
+    terminalreporter.write_line(
+        f"this machine ran the reference loop (conftest.machine_reference) in {reference} s before the run"
+    )
     for name, (started, ended) in sorted(JOBS.timeline.items(), key=lambda item: item[1][0]):
         until = "not finished" if ended is None else f"{ended:6.1f}  {ended - started:6.1f} s"
         terminalreporter.write_line(f"{started:6.1f} -> {until}  {name}")
 
 
+def machine_reference():
+    """CPU seconds of one fixed pure-Python loop on this thread: the machine's speed, beside a
+    run's time. This shared host's cores vary: importing torch took 1.4 CPU seconds at one
+    hour of a day and 2.2 at another."""
+    import time
+
+    started = time.process_time()
+    total = 0
+    for i in range(3_000_000):
+        total += i * i
+    return round(time.process_time() - started, 3)
+
+
 def pytest_configure(config):
     import time
 
+    config.stash[_REFERENCE] = machine_reference()  # before any build starts
     config.stash[_STARTED] = time.monotonic()
 
 
