@@ -191,8 +191,8 @@ def pytest_sessionfinish(session, exitstatus):
         "tests": session.testscollected,
         "outcome": "passed" if exitstatus == 0 else f"failed ({session.testsfailed} failed)",
         "finished": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        # the reference loop before the run and after it (every build ended): the machine's speed
-        "reference_seconds": [config.stash.get(_REFERENCE, None), machine_reference()],
+        # measured after the run (every build ended), so that it adds nothing to the run's time
+        "torch_import_cpu_seconds": config.stash.setdefault(_REFERENCE, machine_reference()),
     }
     folder = ROOT / "build" / "test-artifacts"
     folder.mkdir(parents=True, exist_ok=True)
@@ -210,31 +210,30 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.section("background jobs (seconds from the first start)")
     terminalreporter.write_line(f"the tests waited {JOBS.waited:.1f} s for them")
     reference = terminalreporter.config.stash.get(_REFERENCE, None)
-    terminalreporter.write_line(
-        f"this machine ran the reference loop (conftest.machine_reference) in {reference} s before the run"
-    )
+    if reference is not None:  # a whole run's: the host's speed (machine_reference)
+        terminalreporter.write_line(f"after the run, importing torch took {reference} CPU s")
     for name, (started, ended) in sorted(JOBS.timeline.items(), key=lambda item: item[1][0]):
         until = "not finished" if ended is None else f"{ended:6.1f}  {ended - started:6.1f} s"
         terminalreporter.write_line(f"{started:6.1f} -> {until}  {name}")
 
 
 def machine_reference():
-    """CPU seconds of one fixed pure-Python loop on this thread: the machine's speed, beside a
-    run's time. This shared host's cores vary: importing torch took 1.4 CPU seconds at one
-    hour of a day and 2.2 at another."""
-    import time
+    """CPU seconds (user and system) that a fresh interpreter of this environment takes to
+    import torch: the machine's speed at the suite's own commonest work, beside a run's time.
+    This shared host's speed varies within a day: the import took 1.3-1.4 s at one hour and
+    2.0-2.4 s at another, when the same suite took 171-176 s and then 240-261 s (a pure-Python
+    loop's time did not follow it)."""
+    import resource
 
-    started = time.process_time()
-    total = 0
-    for i in range(3_000_000):
-        total += i * i
-    return round(time.process_time() - started, 3)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([sys.executable, "-c", "import torch"], check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 2)
 
 
 def pytest_configure(config):
     import time
 
-    config.stash[_REFERENCE] = machine_reference()  # before any build starts
     config.stash[_STARTED] = time.monotonic()
 
 
