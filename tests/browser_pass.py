@@ -91,6 +91,11 @@ CODE_CONTRAST = """() => {
       under = under.parentElement;
     const fg = rgba(getComputedStyle(el).color);
     checked++;
+    // a translucent colour or background mixes with what is under it: not judged here, refused
+    if ((fg.length === 4 && fg[3] < 1) || (bg.length === 4 && bg[3] < 1)) {
+      low.push(`${el.className || el.tagName}: translucent ${getComputedStyle(el).color} on ${getComputedStyle(under).backgroundColor}`);
+      continue;
+    }
     backgrounds.add(getComputedStyle(under).backgroundColor);
     const r = ratio(fg, bg);
     if (r < 4.5) low.push(`${el.className || el.tagName}: ${getComputedStyle(el).color} on ${getComputedStyle(under).backgroundColor} (${r.toFixed(2)}:1)`);

@@ -103,7 +103,8 @@ def test_highlighted_code_keeps_its_contrast_in_both_themes(page_visits):
 
 def test_the_code_contrast_check_finds_a_faint_token(page):
     """The control: a token as faint as #999 on the code's #fff fails, and the one beside
-    it, dark enough, passes; the background is found above the token's own transparent one."""
+    it, dark enough, passes; the background is found above the token's own transparent one;
+    a translucent background, whose colour depends on what is under it, is refused."""
     from browser_pass import CODE_CONTRAST
 
     page.set_content(
@@ -113,6 +114,13 @@ def test_the_code_contrast_check_finds_a_faint_token(page):
     seen = page.evaluate(CODE_CONTRAST)
     assert seen["checked"] == 2 and seen["backgrounds"] == ["rgb(255, 255, 255)"], seen
     assert seen["low"] == ["c1: rgb(153, 153, 153) on rgb(255, 255, 255) (2.85:1)"], seen
+    page.set_content(
+        '<div class="highlight" style="background: rgba(255, 255, 255, 0.5)"><pre>'
+        '<span class="n" style="color: #333">x</span></pre></div>'
+    )
+    assert page.evaluate(CODE_CONTRAST)["low"] == [
+        "n: translucent rgb(51, 51, 51) on rgba(255, 255, 255, 0.5)"
+    ]
 
 
 def test_language_switch_lands_on_the_same_page_and_back(site, page):
