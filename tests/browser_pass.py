@@ -74,7 +74,7 @@ SCAN = """() => {
 # checks the contrast of everything else.
 AXE_SETUP = """() => axe.configure({rules: [{id: "color-contrast", selector: "*:not(.highlight *)"}]})"""
 # Every text-bearing element of highlighted code: its colour against the first solid background
-# at or above it; the pairs under 4.5:1 (WCAG AA for text under 18.66 px bold), and how many
+# at or above it; the pairs under 4.5:1 (WCAG AA for text under 24 px, as code is), and how many
 # elements were checked, on which backgrounds.
 CODE_CONTRAST = """() => {
   const rgba = (css) => (css.match(/[\\d.]+/g) || []).map(Number);

@@ -221,8 +221,7 @@ def machine_reference():
     """CPU seconds (user and system) that a fresh interpreter of this environment takes to
     import torch: the machine's speed at the suite's own commonest work, beside a run's time.
     This shared host's speed varies within a day: the import took 1.3-1.4 s at one hour and
-    2.0-2.4 s at another, when the same suite took 171-176 s and then 240-261 s (a pure-Python
-    loop's time did not follow it)."""
+    2.0-2.4 s at another, when the suite took 171-176 s and then 240-263 s."""
     import resource
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
