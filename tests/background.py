@@ -74,8 +74,10 @@ class Jobs:
 
     def register(self, name, fixture, prepare, after=(), then=None, first=False):
         """``first``: a build or task on the way to most tests (the real site, which also
-        times code; the page visits that start from it); the others run at a lower priority
-        (nice), so that the first ones take the cores they need and the others what is left."""
+        times code; the page visits that start from it) or at the head of the longest chain
+        of builds (the fault build): these start before the others, and the others run at a
+        lower priority (nice), so that the first ones take the cores they need and the
+        others what is left."""
         self._jobs[name] = _Job(name, fixture, prepare, tuple(after), then, first)
 
     def fixtures(self):

@@ -73,6 +73,10 @@ SCAN = """() => {
 # each of them directly, in both themes (axe sees only the theme the page loads in), and axe
 # checks the contrast of everything else.
 AXE_SETUP = """() => axe.configure({rules: [{id: "color-contrast", selector: "*:not(.highlight *)"}]})"""
+# axe's violations, and the rules that found something to judge (passed, failed or undecided):
+# a selector that axe stopped reading would leave the contrast rule judging nothing, silently
+AXE_RUN = """() => axe.run(document, {resultTypes: ["violations"]}).then((r) =>
+  [r.violations, [...r.passes, ...r.violations, ...r.incomplete].map((rule) => rule.id)])"""
 # Every text-bearing element of highlighted code: its colour against the first solid background
 # at or above it; the pairs under 4.5:1 (WCAG AA for text under 24 px, as code is), and how many
 # elements were checked, on which backgrounds.
@@ -220,6 +224,7 @@ class Visit:
     requests: list[str] = field(default_factory=list)  # every URL the page requested, in order
     requests_until_axe_done: int | None = None  # how many of them came before axe finished
     violations: list[dict] | None = None  # axe's violations, every impact
+    axe_rules: list[str] | None = None  # the ids of the rules that judged an element
     code_contrast: dict[str, dict] | None = None  # theme -> CODE_CONTRAST's {checked, backgrounds, low}
     texts: list[str] | None = None  # Korean pages: SCAN's texts
     broken_words: dict[int, list[str]] | None = None  # Korean pages: width -> BROKEN_WORDS
@@ -251,9 +256,7 @@ async def _visit(page, base, path, axe):
     if axe is not None:
         await page.evaluate(axe.axe_script)
         await page.evaluate(AXE_SETUP)
-        visit.violations = await page.evaluate(
-            "axe.run(document, {resultTypes: ['violations']}).then(r => r.violations)"
-        )
+        visit.violations, visit.axe_rules = await page.evaluate(AXE_RUN)
         visit.requests_until_axe_done = len(visit.requests)
         if korean:
             visit.broken_words = {}
