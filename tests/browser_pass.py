@@ -106,6 +106,34 @@ CODE_CONTRAST = """() => {
   }
   return {checked, backgrounds: [...backgrounds], low: [...new Set(low)]};
 }"""
+# The rules of the stylesheets a page left out (pages/page_stylesheets.py) that match an
+# element of it, after its scripts ran: each would have styled the page, and does not now.
+# A pseudo-element is dropped from a selector (querySelectorAll cannot match one; its element
+# can); a rule that matches only <html> or <body> (a stylesheet's colour variables) is not counted.
+UNLINKED_RULES = """async (sheets) => {
+  const linked = new Set([...document.querySelectorAll("link[rel=stylesheet]")]
+    .map((link) => new URL(link.href).pathname));
+  const hits = [];
+  const walk = (url, rules) => {
+    for (const rule of rules) {
+      if (rule instanceof CSSStyleRule) {
+        const selector = rule.selectorText.replace(/::?(before|after|-webkit-[\\w-]+|placeholder|selection|marker)/g, "");
+        let found = [];
+        try { found = [...document.querySelectorAll(selector || ":not(*)")]; } catch (e) { found = []; }
+        if (found.some((el) => el !== document.documentElement && el !== document.body))
+          hits.push(`${url.split("/").pop()}: ${rule.selectorText}`);
+      }
+      if (rule.cssRules) walk(url, rule.cssRules);
+    }
+  };
+  for (const url of sheets) {
+    if (linked.has(new URL(url).pathname)) continue;
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(await (await fetch(url)).text());
+    walk(url, sheet.cssRules);
+  }
+  return hits;
+}"""
 CODE_THEMES = ("light", "dark")  # furo's data-theme values; "auto" is one of them by the system's
 
 
@@ -228,9 +256,10 @@ class Visit:
     code_contrast: dict[str, dict] | None = None  # theme -> CODE_CONTRAST's {checked, backgrounds, low}
     texts: list[str] | None = None  # Korean pages: SCAN's texts
     broken_words: dict[int, list[str]] | None = None  # Korean pages: width -> BROKEN_WORDS
+    unlinked_rules: list[str] | None = None  # UNLINKED_RULES: rules of left-out stylesheets that match
 
 
-async def _visit(page, base, path, axe):
+async def _visit(page, base, path, axe, sheets):
     """One page, loaded once in ``page``: listeners first, then the load (network quiet),
     then the checks: SCAN before axe (axe adds its script to the page), the widths after,
     then the code's contrast in each theme.
@@ -253,6 +282,7 @@ async def _visit(page, base, path, axe):
     visit.status = response and response.status
     if korean:
         visit.texts = await page.evaluate(SCAN)
+    visit.unlinked_rules = await page.evaluate(UNLINKED_RULES, sheets[path.split("/", 1)[0]])
     if axe is not None:
         await page.evaluate(axe.axe_script)
         await page.evaluate(AXE_SETUP)
@@ -274,6 +304,20 @@ async def _visit(page, base, path, axe):
     return visit
 
 
+def optional_sheets(html, languages, base):
+    """{language: the URL of each stylesheet that pages/page_stylesheets.py may leave out}."""
+    from autograd_recipes.pages.page_stylesheets import SHEETS
+
+    return {
+        lang: [
+            base + path.relative_to(html).as_posix()
+            for path in sorted((html / lang / "_static").rglob("*.css"))
+            if path.name.startswith(tuple(SHEETS))
+        ]
+        for lang in languages
+    }
+
+
 def visit_site(html, languages):
     """{path: Visit} for every page of ``all_pages`` (all checks) and for KOREAN_SEARCH
     (the text scan only), the site (``html``) served as ``served`` serves it."""
@@ -285,13 +329,14 @@ def visit_site(html, languages):
     if "ko" in languages:
         pages.append(KOREAN_SEARCH)
     with served(html) as base:
+        sheets = optional_sheets(html, languages, base)
 
         async def work(browser):
             context = await browser.new_context(viewport=AXE_VIEWPORT)
             visits = await in_pages(
                 context,
                 pages,
-                lambda page, path: _visit(page, base, path, None if path == KOREAN_SEARCH else axe),
+                lambda page, path: _visit(page, base, path, None if path == KOREAN_SEARCH else axe, sheets),
             )
             await context.close()
             return visits

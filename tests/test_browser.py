@@ -113,6 +113,46 @@ def test_the_code_contrast_check_finds_a_faint_token(page):
     ]
 
 
+def test_a_page_leaves_out_only_stylesheets_that_style_nothing_on_it(page_visits):
+    """On every page (and on a Korean search with results), no rule of an extension
+    stylesheet the page does not link (pages/page_stylesheets.py) matches an element of
+    it; and the check had work to do: the search pages, which have no code, cells or
+    cards, leave out all four, while a recipe page keeps what styles its code and output."""
+    from autograd_recipes.pages.page_stylesheets import SHEETS
+
+    html, visits = page_visits
+    pages = [*all_pages(html, LANGUAGES), *(p for p in visits if "?" in p)]
+    assert len(pages) > len(all_pages(html, LANGUAGES))
+    hits = [f"{path}: {rule}" for path in pages for rule in visits[path].unlinked_rules]
+    assert not hits, "\n".join(hits)
+    for lang in LANGUAGES:
+        linked = re.findall(
+            r'<link rel="stylesheet"[^>]*href="([^"]*)"', (html / lang / "search.html").read_text()
+        )
+        assert not [href for href in linked if href.split("/")[-1].startswith(tuple(SHEETS))], linked
+        recipe = (html / lang / "recipes" / "plot_02_residual_add.html").read_text()
+        for name in ("sg_gallery.css", "pygments.css", "copybutton.css"):
+            assert f"_static/{name}" in recipe, name
+
+
+def test_the_stylesheet_check_finds_a_rule_a_page_needs(served_site, page):
+    """The control: the Korean search page, given a block of highlighted code it does not
+    have, matches rules of the Pygments stylesheet it left out, and the check says which."""
+    from browser_pass import UNLINKED_RULES, optional_sheets
+
+    base, html = served_site
+    page.goto(base + "ko/search.html")
+    sheets = optional_sheets(html, ["ko"], base)["ko"]
+    assert page.evaluate(UNLINKED_RULES, sheets) == []
+    page.evaluate(
+        """() => document.querySelector("article").insertAdjacentHTML("beforeend",
+        '<div class="highlight"><pre><span class="k">import</span></pre></div>')"""
+    )
+    hits = page.evaluate(UNLINKED_RULES, sheets)
+    assert "pygments.css: .highlight .k" in hits, hits
+    assert not [hit for hit in hits if hit.startswith(("mystnb", "sg_gallery"))], hits
+
+
 def test_language_switch_lands_on_the_same_page_and_back(served_site, page):
     base, html = served_site
     page.goto(base + "en/recipes/plot_05_indexing_and_inplace.html")
