@@ -52,6 +52,33 @@ def test_off_site_scan_catches_a_planted_cdn_link(built_site, tmp_path):
     assert workflow.index("nox -s docs") < gate < workflow.index("upload-pages-artifact")
 
 
+def test_off_site_scan_with_a_memo_reads_again_what_changed(built_site, tmp_path):
+    """The build's scan keeps its findings by file content (site_scan.off_site_loads's
+    memo): a page changed after a clean scan is read again and its CDN script found; a
+    memo written by another version of the scanner is not used."""
+    import json
+
+    from autograd_recipes.publish.site_scan import off_site_loads
+
+    project, code, output = built_site
+    site, memo = tmp_path / "en", tmp_path / "memo.json"
+    shutil.copytree(project / "build/html/en", site)
+    assert off_site_loads(site, memo) == []
+    saved = json.loads(memo.read_text())
+    assert len(saved["files"]) >= 20 and all(v == [] for v in saved["files"].values())
+    page = site / "recipes" / "plot_02_residual_add.html"
+    cdn = "https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-svg.js"
+    page.write_text(
+        page.read_text(encoding="utf-8").replace("</head>", f'<script src="{cdn}"></script></head>')
+    )
+    assert off_site_loads(site, memo) == [(page, "<script>", cdn)]
+    assert off_site_loads(site, memo) == [(page, "<script>", cdn)]  # the finding is kept, not forgotten
+    # a memo from another scanner that calls this page clean is ignored
+    digest = next(d for d, v in json.loads(memo.read_text())["files"].items() if v)
+    memo.write_text(json.dumps({"scanner": "another", "files": {digest: []}}))
+    assert off_site_loads(site, memo) == [(page, "<script>", cdn)]
+
+
 def test_every_internal_link_and_anchor_resolves(built_site):
     project, code, output = built_site
     assert broken_links(project / "build/html", site_path()) == []

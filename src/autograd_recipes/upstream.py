@@ -51,6 +51,9 @@ def gallery_cost_file(srcdir, docname):
 
 
 # --- myst-nb and jupyter-cache -------------------------------------------------------
+#: what an extension's setup() imports beyond its own module (myst_nb's imports its Sphinx
+#: part there): a language's build imports these ahead, while the previous one builds
+SETUP_IMPORTS = ("myst_nb.sphinx_ext",)
 #: myst-nb writes executed notebooks and their images to ``<outdir>/../jupyter_execute``
 MYST_NB_OUTPUT_FOLDER = "jupyter_execute"
 

@@ -10,7 +10,6 @@ A page with one of sphinx-gallery's mini-galleries is read again when the recipe
 change.
 """
 
-import copy
 from pathlib import Path
 
 from docutils import nodes
@@ -68,7 +67,7 @@ def _fill(app, doctree, docname):
             link = nodes.reference("", "", internal=True, refuri=app.builder.get_relative_uri(docname, doc))
             link += nodes.inline("", app.env.titles[doc].astext())
             paragraph = nodes.paragraph("", "", link, nodes.Text(" — "))
-            own = copy.deepcopy(lede(app.env, doc))
+            own = lede(app.env, doc).deepcopy()  # docutils' copy: the node, not the doctree above it
             if app.config.language != source_language(app.config):
                 _without_glosses(own)
             paragraph.extend(own.children)

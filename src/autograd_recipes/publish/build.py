@@ -5,7 +5,10 @@ the benchmarks all call it. Output: ``build/html/<lang>/`` for each language,
 its offline copy ``build/html/<project>-<lang>.zip`` (src/autograd_recipes/publish/offline_copy.py), and
 ``build/html/index.html``, which sends a reader to their language. English
 is built first: it runs the recipes and notebooks, and the Korean build reuses
-their results (sphinx-gallery's md5 check, myst-nb's jupyter-cache).
+their results (sphinx-gallery's md5 check, myst-nb's jupyter-cache). While one language
+builds, the next one's child imports Sphinx and the extensions and waits, and the
+previous one's offline copy is written: a rebuild that changes nothing costs little
+more than one Sphinx start-up per language.
 
 Exit 0 means the site is fit to publish (warnings count as errors). To make
 that hold whatever the site's code does, each language is built by a child
@@ -81,54 +84,117 @@ def sphinx_args(builder, lang, outdir, extra=()):
 
 def run_child(builder, lang, outdir, extra=(), timeout=BUILD_TIMEOUT):
     """Build one language in a child process; exit code, with a message when it died."""
-    state = ROOT / "build" / f".{builder}-{lang}"
-    crumb, done = state.with_suffix(".running"), state.with_suffix(".done")
-    crumb.unlink(missing_ok=True)
-    done.unlink(missing_ok=True)
-    env = {**os.environ, "SOURCE_DATE_EPOCH": source_date_epoch(), breadcrumb.ENV: str(crumb)}
-    command = [
-        sys.executable,
-        "-m",
-        "autograd_recipes.publish.build",
-        "--child",
-        builder,
-        lang,
-        str(outdir),
-        str(done),
-        str(os.getpid()),  # the child ends with this process (child_process)
-        *extra,
-    ]
-    kept = (LOCK.fileno(),) if LOCK is not None else ()  # the child holds the lock too
-    try:
-        code = subprocess.run(command, env=env, timeout=timeout, pass_fds=kept).returncode
-        finished = done.is_file()
-    except subprocess.TimeoutExpired:
-        code, finished = f"killed after {timeout} s (--timeout)", False
-    if finished:
-        return code
-    last = breadcrumb.read(crumb)
-    running = f", while running {breadcrumb.describe(last)}" if last else ""
-    how = (
-        f"killed by signal {-code}"
-        if isinstance(code, int) and code < 0
-        else (code if isinstance(code, str) else f"exit {code}")
-    )
-    print(
-        f"autograd_recipes.publish.build: the {lang} build ended before it finished ({how}){running}; "
-        "nothing it wrote can be published",
-        file=sys.stderr,
-    )
-    return 1
+    return start_child(builder, lang, outdir, extra, timeout).wait()
 
 
-def child(builder, lang, outdir, done, parent, extra):
+class start_child:
+    """One language's build in a child process, started; ``wait()`` gives its exit code,
+    with a message when it died. The parent can work meanwhile (the previous language's
+    offline copy); ``kill()`` ends it.
+
+    ``held``: the child imports Sphinx and the extensions, then waits for ``go()`` before it
+    builds. The next language's child is started so while the previous one builds (the
+    build uses the caches the previous one fills, its imports do not), which takes its
+    start-up, most of a rebuild's time, off the critical path. Its timeout counts from ``go()``."""
+
+    def __init__(self, builder, lang, outdir, extra=(), timeout=BUILD_TIMEOUT, held=False):
+        state = ROOT / "build" / f".{builder}-{lang}"
+        self.lang, self.timeout = lang, timeout
+        self.go_fd = None
+        if held:
+            hold, self.go_fd = os.pipe()
+        self.crumb, self.done = state.with_suffix(".running"), state.with_suffix(".done")
+        self.crumb.unlink(missing_ok=True)
+        self.done.unlink(missing_ok=True)
+        env = {**os.environ, "SOURCE_DATE_EPOCH": source_date_epoch(), breadcrumb.ENV: str(self.crumb)}
+        command = [
+            sys.executable,
+            "-m",
+            "autograd_recipes.publish.build",
+            "--child",
+            builder,
+            lang,
+            str(outdir),
+            str(self.done),
+            str(os.getpid()),  # the child ends with this process (child_process)
+            str(hold) if held else "-",  # the pipe it waits on before it builds, if held
+            *extra,
+        ]
+        kept = (LOCK.fileno(),) if LOCK is not None else ()  # the child holds the lock too
+        self.started = time.monotonic()
+        self.process = subprocess.Popen(command, env=env, pass_fds=(*kept, *((hold,) if held else ())))
+        if held:
+            os.close(hold)
+
+    def go(self):
+        """Let a held child build (its timeout starts now)."""
+        if self.go_fd is not None:
+            os.write(self.go_fd, b"go")
+            os.close(self.go_fd)
+            self.go_fd = None
+            self.started = time.monotonic()
+
+    def kill(self):
+        self.process.kill()
+        self.process.wait()
+        if self.go_fd is not None:
+            os.close(self.go_fd)
+            self.go_fd = None
+
+    def wait(self):
+        self.go()
+        left = self.timeout - (time.monotonic() - self.started)
+        try:
+            code = self.process.wait(timeout=max(left, 0))
+            finished = self.done.is_file()
+        except subprocess.TimeoutExpired:
+            self.kill()
+            code, finished = f"killed after {self.timeout} s (--timeout)", False
+        if finished:
+            return code
+        last = breadcrumb.read(self.crumb)
+        running = f", while running {breadcrumb.describe(last)}" if last else ""
+        how = (
+            f"killed by signal {-code}"
+            if isinstance(code, int) and code < 0
+            else (code if isinstance(code, str) else f"exit {code}")
+        )
+        print(
+            f"autograd_recipes.publish.build: the {self.lang} build ended before it finished ({how}){running}; "
+            "nothing it wrote can be published",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def child(builder, lang, outdir, done, parent, hold, extra):
     """The child's side: Sphinx, then a note that it finished, then a hard exit (a thread
-    a recipe left running must not keep the process alive)."""
+    a recipe left running must not keep the process alive). ``hold``: a pipe to read
+    "go" from after the imports, before building ("-": build at once); anything else
+    (the parent closed it, or the parent failed) ends the child."""
+    import importlib
+
     from sphinx.cmd.build import build_main
 
     from autograd_recipes.child_process import end_with_parent
 
     end_with_parent(parent)
+    if hold != "-":
+        from sphinx.application import builtin_extensions
+
+        from autograd_recipes import upstream
+
+        config = PROJECT.config
+        for name in (
+            *builtin_extensions,
+            *config["extensions"],
+            *upstream.SETUP_IMPORTS,
+            config["html_theme"],
+        ):
+            importlib.import_module(name)  # as Sphinx would, later: only the import, not setup()
+        if os.read(int(hold), 2) != b"go":
+            os._exit(1)
+        os.close(int(hold))
 
     try:
         code = build_main(sphinx_args(builder, lang, outdir, extra))
@@ -203,9 +269,21 @@ def build_languages(languages, extra, timeout):
             return 1
     html = ROOT / "build" / "html"
     remove_unbuilt(html, languages)
-    for lang in languages:
+    unarchived = None  # a language built and checked whose offline copy is still to make
+    children = [start_child("html", languages[0], html / languages[0], extra, timeout)]
+    for index, lang in enumerate(languages):
         start = time.perf_counter()
-        code = run_child("html", lang, html / lang, extra, timeout)
+        building = children[index]
+        building.go()
+        if index + 1 < len(languages):  # the next one's start-up, beside this build
+            following = languages[index + 1]
+            children.append(start_child("html", following, html / following, extra, timeout, held=True))
+        if unarchived is not None:  # made while this language builds: it reads only its own tree
+            code = write_archive(html, unarchived)
+            if code:
+                _end(children)
+                return code
+        code = building.wait()
         remove_executed_notebooks(html)
         print(
             f"autograd_recipes.publish.build: {lang} built in {time.perf_counter() - start:.1f} s",
@@ -213,16 +291,19 @@ def build_languages(languages, extra, timeout):
         )
         loads = off_site_problems(html, lang)
         if code:
+            _end(children)
             print(f"autograd_recipes.publish.build: the {lang} build failed (exit {code})", file=sys.stderr)
             report(path_problems(html) + loads)
             return code
         if loads:
+            _end(children)
             report(loads)
             print(f"autograd_recipes.publish.build: the {lang} pages are not fit to publish", file=sys.stderr)
             return 1
-        code = write_archive(html, lang)
-        if code:
-            return code
+        unarchived = lang
+    code = write_archive(html, unarchived)
+    if code:
+        return code
     write_site_root(html, languages)
     problems = missing_pages(html, languages) + path_problems(html)
     if problems:
@@ -239,6 +320,13 @@ def build_languages(languages, extra, timeout):
             file=sys.stderr,
         )
     return 0
+
+
+def _end(children):
+    """Kill the children still held or running: a build that stops builds no more languages."""
+    for building in children:
+        if building.process.poll() is None:
+            building.kill()
 
 
 def remove_unbuilt(html, languages):
@@ -341,7 +429,7 @@ def off_site_problems(html, lang):
 
     tree = html / lang
     problems = []
-    for path, what, url in site_scan.off_site_loads(tree):
+    for path, what, url in site_scan.off_site_loads(tree, ROOT / "build" / f".site-scan-{lang}.json"):
         source = page_source(path.relative_to(tree))
         where = ""
         if source is not None:
@@ -509,7 +597,7 @@ def build_gettext(extra=(), timeout=BUILD_TIMEOUT):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--child"]:
-        return child(*argv[1:6], argv[6:])
+        return child(*argv[1:7], argv[7:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--lang",

@@ -132,7 +132,9 @@ def archive_bytes(tree, folder, epoch, site_url):
             info.create_system = 3  # Unix, wherever it is built
             info.external_attr = 0o100644 << 16
             info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, data, compresslevel=9)
+            archive.writestr(
+                info, data, compresslevel=6
+            )  # zlib's default: 9 takes twice the time for 0.6 % less
     return buffer.getvalue()
 
 

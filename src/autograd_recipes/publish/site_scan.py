@@ -60,19 +60,44 @@ def loaded_resources(path):
 CSS_URL = re.compile(r"""@import\s+(?:url\()?\s*['"]?([^'")\s;]+)|url\(\s*['"]?([^'")]+)""", re.I)
 
 
-def off_site_loads(site):
+def _off_site_in(path):
+    """[(what, url)] that the HTML or CSS file ``path`` would load from another site."""
+    if path.suffix == ".html":
+        return [(f"<{tag}>", url) for tag, url in loaded_resources(path) if OFF_SITE.match(url)]
+    urls = (
+        m.group(1) or m.group(2) for m in CSS_URL.finditer(path.read_text(encoding="utf-8", errors="replace"))
+    )
+    return [("CSS", url) for url in urls if OFF_SITE.match(url)]
+
+
+def off_site_loads(site, memo=None):
     """(file, what, url) for every place a built HTML or CSS file would load something from
-    another site: what is ``<tag>`` or ``CSS``."""
-    found = []
-    for page in sorted(Path(site).rglob("*.html")):
-        for tag, url in loaded_resources(page):
-            if OFF_SITE.match(url):
-                found.append((page, f"<{tag}>", url))
-    for sheet in sorted(Path(site).rglob("*.css")):
-        for match in CSS_URL.finditer(sheet.read_text(encoding="utf-8", errors="replace")):
-            url = match.group(1) or match.group(2)
-            if OFF_SITE.match(url):
-                found.append((sheet, "CSS", url))
+    another site: what is ``<tag>`` or ``CSS``.
+
+    ``memo``: a JSON file of the findings of an earlier scan, by each file's SHA-256 and
+    this module's own, rewritten after the scan: a rebuild rewrites few pages, and a file
+    whose bytes and scanner are the same has the same findings, so only the others are read."""
+    import hashlib
+    import json
+
+    site = Path(site)
+    scanner = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    known = {}
+    if memo is not None and Path(memo).is_file():
+        try:
+            saved = json.loads(Path(memo).read_text(encoding="utf-8"))
+            known = saved["files"] if saved.get("scanner") == scanner else {}
+        except (ValueError, KeyError, TypeError):
+            known = {}  # a memo cut short or from elsewhere: scan everything
+    found, seen = [], {}
+    for path in [*sorted(site.rglob("*.html")), *sorted(site.rglob("*.css"))]:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        entry = known.get(digest)
+        loads = [tuple(load) for load in entry] if isinstance(entry, list) else _off_site_in(path)
+        seen[digest] = loads
+        found += [(path, what, url) for what, url in loads]
+    if memo is not None:
+        Path(memo).write_text(json.dumps({"scanner": scanner, "files": seen}), encoding="utf-8")
     return found
 
 
