@@ -106,31 +106,41 @@ CODE_CONTRAST = """() => {
   }
   return {checked, backgrounds: [...backgrounds], low: [...new Set(low)]};
 }"""
-# The rules of the stylesheets a page left out (pages/page_stylesheets.py) that match an
-# element of it, after its scripts ran: each would have styled the page, and does not now.
-# A pseudo-element is dropped from a selector (querySelectorAll cannot match one; its element
-# can); a rule that matches only <html> or <body> (a stylesheet's colour variables) is not counted.
-UNLINKED_RULES = """async (sheets) => {
+# The selectors of each stylesheet that pages/page_stylesheets.py may leave out, read once:
+# {url: [selector]}. A pseudo-element is dropped from a selector (querySelector cannot match
+# one; its element can), and one the browser cannot match at all is left out.
+SHEET_SELECTORS = """async (urls) => {
+  const out = {};
+  for (const url of urls) {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(await (await fetch(url)).text());
+    const selectors = new Set();
+    const walk = (rules) => {
+      for (const rule of rules) {
+        if (rule instanceof CSSStyleRule) {
+          const selector = rule.selectorText.replace(/::?(before|after|-webkit-[\\w-]+|placeholder|selection|marker)/g, "");
+          try { document.createDocumentFragment().querySelector(selector); selectors.add(selector); } catch (e) {}
+        }
+        if (rule.cssRules) walk(rule.cssRules);
+      }
+    };
+    walk(sheet.cssRules);
+    out[url] = [...selectors];
+  }
+  return out;
+}"""
+# The selectors of the stylesheets this page does not link that match an element inside its
+# body, after its scripts ran (a rule for <html> or <body> alone, a stylesheet's colour
+# variables, matches nothing inside): each would have styled the page, and does not now.
+UNLINKED_RULES = """(selectors) => {
   const linked = new Set([...document.querySelectorAll("link[rel=stylesheet]")]
     .map((link) => new URL(link.href).pathname));
   const hits = [];
-  const walk = (url, rules) => {
-    for (const rule of rules) {
-      if (rule instanceof CSSStyleRule) {
-        const selector = rule.selectorText.replace(/::?(before|after|-webkit-[\\w-]+|placeholder|selection|marker)/g, "");
-        let found = [];
-        try { found = [...document.querySelectorAll(selector || ":not(*)")]; } catch (e) { found = []; }
-        if (found.some((el) => el !== document.documentElement && el !== document.body))
-          hits.push(`${url.split("/").pop()}: ${rule.selectorText}`);
-      }
-      if (rule.cssRules) walk(url, rule.cssRules);
-    }
-  };
-  for (const url of sheets) {
-    if (linked.has(new URL(url).pathname)) continue;
-    const sheet = new CSSStyleSheet();
-    sheet.replaceSync(await (await fetch(url)).text());
-    walk(url, sheet.cssRules);
+  for (const [url, list] of Object.entries(selectors)) {
+    if (linked.has(new URL(url).pathname) || !list.length) continue;
+    if (!document.body.querySelector(list.join(", "))) continue;  // one native call for the common case
+    for (const selector of list)
+      if (document.body.querySelector(selector)) hits.push(`${url.split("/").pop()}: ${selector}`);
   }
   return hits;
 }"""
@@ -318,6 +328,15 @@ def optional_sheets(html, languages, base):
     }
 
 
+async def sheet_selectors(page, base, html, languages):
+    """{language: SHEET_SELECTORS of its optional stylesheets}, read in ``page``."""
+    out = {}
+    for lang, urls in optional_sheets(html, languages, base).items():
+        await page.goto(f"{base}{lang}/search.html")
+        out[lang] = await page.evaluate(SHEET_SELECTORS, urls)
+    return out
+
+
 def visit_site(html, languages):
     """{path: Visit} for every page of ``all_pages`` (all checks) and for KOREAN_SEARCH
     (the text scan only), the site (``html``) served as ``served`` serves it."""
@@ -329,10 +348,12 @@ def visit_site(html, languages):
     if "ko" in languages:
         pages.append(KOREAN_SEARCH)
     with served(html) as base:
-        sheets = optional_sheets(html, languages, base)
 
         async def work(browser):
             context = await browser.new_context(viewport=AXE_VIEWPORT)
+            page = await context.new_page()
+            sheets = await sheet_selectors(page, base, html, languages)
+            await page.close()
             visits = await in_pages(
                 context,
                 pages,

@@ -138,11 +138,12 @@ def test_a_page_leaves_out_only_stylesheets_that_style_nothing_on_it(page_visits
 def test_the_stylesheet_check_finds_a_rule_a_page_needs(served_site, page):
     """The control: the Korean search page, given a block of highlighted code it does not
     have, matches rules of the Pygments stylesheet it left out, and the check says which."""
-    from browser_pass import UNLINKED_RULES, optional_sheets
+    from browser_pass import SHEET_SELECTORS, UNLINKED_RULES, optional_sheets
 
     base, html = served_site
     page.goto(base + "ko/search.html")
-    sheets = optional_sheets(html, ["ko"], base)["ko"]
+    sheets = page.evaluate(SHEET_SELECTORS, optional_sheets(html, ["ko"], base)["ko"])
+    assert len(sheets) == 4 and all(len(selectors) >= 5 for selectors in sheets.values()), sheets
     assert page.evaluate(UNLINKED_RULES, sheets) == []
     page.evaluate(
         """() => document.querySelector("article").insertAdjacentHTML("beforeend",
