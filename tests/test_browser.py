@@ -17,6 +17,8 @@ import pytest
 from browser_pass import all_pages, skip_without_chromium
 from conftest import LANGUAGES, ROOT
 
+from autograd_recipes.project import PROJECT
+
 ARTIFACTS = ROOT / "build" / "test-artifacts"
 
 skip_without_chromium(allow_module_level=True)
@@ -32,7 +34,7 @@ def page(chromium):
 
 def page_type(path):
     name = path.split("/", 1)[1]
-    if name.startswith("recipes/plot_"):
+    if name.removesuffix(".html") in PROJECT.recipe_docnames():
         return "recipe"
     return {
         "index.html": "landing",
