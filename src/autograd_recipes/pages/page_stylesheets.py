@@ -4,7 +4,7 @@ Sphinx links every stylesheet an extension adds on every page. Four of them styl
 nothing but their own markup: myst-nb's (a notebook's cells), sphinx-gallery's (a
 recipe's output, download links and cards), Pygments' and sphinx-copybutton's
 (highlighted code). On a page without that markup they are bytes a reader downloads
-for nothing: 76 KB of the Korean search page's 411 KB, which has no code at all.
+for nothing: 75 KB of the Korean search page's 411 KB, which has no code at all.
 
 ``SHEETS`` names each stylesheet by the start of its file name and the classes that
 its rules select; a page keeps a stylesheet when its body has one of those classes.

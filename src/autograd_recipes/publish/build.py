@@ -7,8 +7,8 @@ its offline copy ``build/html/<project>-<lang>.zip`` (src/autograd_recipes/publi
 is built first: it runs the recipes and notebooks, and the Korean build reuses
 their results (sphinx-gallery's md5 check, myst-nb's jupyter-cache). While one language
 builds, the next one's child imports Sphinx and the extensions and waits, and the
-previous one's offline copy is written: a rebuild that changes nothing costs little
-more than one Sphinx start-up per language.
+previous one's offline copy is written: only the first language's start-up is on the
+critical path of a rebuild that changes nothing.
 
 Exit 0 means the site is fit to publish (warnings count as errors). To make
 that hold whatever the site's code does, each language is built by a child
