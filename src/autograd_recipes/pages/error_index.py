@@ -1,0 +1,175 @@
+"""``.. error-index::``: every error and warning message the site's pages show, with the
+pages and sections that show it, and its wording on the torch releases where it differs.
+
+Nothing on the list is typed by hand. When the page is written, every other page's
+doctree is read for its run's output (sphinx-gallery's output blocks, myst-nb's cell
+outputs), and each line ``SomeError: message`` or ``SomeWarning: message`` in it is one
+sighting, under the section it appears in. Sightings of one message are grouped by
+``message_key``: the message with what changes from run to run or release to release
+(shapes and dtypes in brackets, numbers, autograd node names such as ``ReluBackward0``
+or ``Relu``) made alike, so the same error in two recipes is one entry. The wordings come
+from the torch matrix (docs/matrix/): for each expected error of a recipe or notebook,
+the message each release gave; an entry lists them where they differ from this build's.
+
+The page is written again whenever a recipe or a notebook changed (its sightings may
+have) and when the matrix data changes.
+"""
+
+import re
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/sphinx.po
+from sphinx.util.docutils import SphinxDirective
+
+from autograd_recipes import upstream
+from autograd_recipes.evidence import matrix_data
+from autograd_recipes.project import PROJECT
+
+ERRORS_DOC = "errors"
+# a line of output that shows an exception or a warning: its class, then its message
+SIGHTING = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Warning|Exception)): (.+)$", re.M)
+OUTPUT_CLASSES = {upstream.GALLERY_OUTPUT_CLASS, "output"}  # sphinx-gallery's, myst-nb's
+_BRACKETS = re.compile(r"\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]")  # [torch.FloatTensor [2, 4]]
+_NODE = re.compile(r"\b([A-Z][A-Za-z]*?)(?:Backward\d*)?\b")
+_NUMBER = re.compile(r"\d+")
+
+
+def message_key(kind, message):
+    """What stays the same in a message across shapes, versions and node names."""
+    text = _BRACKETS.sub("[…]", message)
+    text = _NODE.sub(lambda m: m.group(1), text)  # before the numbers: ReluBackward0
+    text = _NUMBER.sub("N", text)
+    return kind, " ".join(text.split())
+
+
+class error_index(nodes.General, nodes.Element):
+    """Where the list goes; filled in when the page is written."""
+
+
+class ErrorIndex(SphinxDirective):
+    def run(self):
+        for path in sorted(Path(self.config.torch_matrix_dir).glob("*.json")):
+            self.env.note_dependency(str(path))
+        return [error_index()]
+
+
+def sightings(env, doctree_of):
+    """[(kind, message, docname, section ids, section title)] in page order: every line of
+    an output block that shows an exception or a warning. ``doctree_of(doc)``: its doctree."""
+    found = []
+    for doc in sorted(env.found_docs - {ERRORS_DOC}):
+        for block in doctree_of(doc).findall(nodes.literal_block):
+            if not OUTPUT_CLASSES & set(block.get("classes", [])):
+                continue
+            section = block.parent
+            while section is not None and not isinstance(section, nodes.section):
+                section = section.parent
+            ids = section["ids"] if section is not None else []
+            title = section[0].astext() if section is not None and len(section) else ""
+            for match in SIGHTING.finditer(block.astext()):
+                found.append((match.group(1), match.group(2).strip(), doc, ids, title))
+    return found
+
+
+def release_wordings(records):
+    """{(kind, message_key): {message: [release, ...]}}: each expected error's message on each
+    release the matrix ran, grouped as the pages' messages are."""
+    wordings = {}
+    for record in records:
+        if record.get("status") != "ok":
+            continue
+        for kind in ("recipes", "notebooks"):
+            for result in record.get(kind, {}).values():
+                for error in result.get("expected_errors", []):
+                    if not error.get("message"):
+                        continue
+                    key = message_key(error["type"], error["message"])
+                    wordings.setdefault(key, {}).setdefault(error["message"], []).append(record["release"])
+    return wordings
+
+
+def _release_order(release):
+    return tuple(int(part) for part in re.findall(r"\d+", release))
+
+
+def entries(found, wordings):
+    """[{key, kind, message, places: [(doc, ids, title)], wordings: {message: releases}}],
+    one per message key, sorted by kind and message."""
+    grouped = {}
+    for kind, message, doc, ids, title in found:
+        key = message_key(kind, message)
+        entry = grouped.setdefault(key, {"key": key, "kind": kind, "message": message, "places": []})
+        if (doc, ids[:1], title) not in [(d, i[:1], t) for d, i, t in entry["places"]]:
+            entry["places"].append((doc, ids, title))
+    for key, entry in grouped.items():
+        others = {m: sorted(r, key=_release_order) for m, r in wordings.get(key, {}).items()}
+        entry["wordings"] = others if len(others) > 1 else {}
+    return [grouped[k] for k in sorted(grouped)]
+
+
+def _fill(app, doctree, docname):
+    placeholders = list(doctree.findall(error_index))
+    if not placeholders:
+        return
+    env = app.env
+    records = matrix_data.load_all(app.config.torch_matrix_dir)
+    listed = entries(sightings(env, env.get_doctree), release_wordings(records))
+    for placeholder in placeholders:
+        if app.builder.format != "html":
+            placeholder.parent.remove(placeholder)
+            continue
+        items = nodes.bullet_list(classes=["error-index"])
+        for entry in listed:
+            item = nodes.list_item()
+            item += nodes.paragraph(
+                "", "", nodes.literal("", f"{entry['kind']}: {entry['message']}", classes=["error-message"])
+            )
+            where = nodes.paragraph("", _("Explained in:") + " ")
+            for number, (doc, ids, title) in enumerate(entry["places"]):
+                uri = app.builder.get_relative_uri(docname, doc) + (f"#{ids[0]}" if ids else "")
+                if number:
+                    where += nodes.Text("; ")
+                label = env.titles[doc].astext() + (f" › {title}" if title else "")
+                where += nodes.reference("", label, internal=True, refuri=uri)
+            item += where
+            if entry["wordings"]:
+                item += nodes.paragraph("", _("Its wording on the torch releases the matrix ran:"))
+                wordings = nodes.bullet_list()
+                for message, releases in sorted(
+                    entry["wordings"].items(), key=lambda mr: _release_order(mr[1][0])
+                ):
+                    wordings += nodes.list_item(
+                        "",
+                        nodes.paragraph(
+                            "",
+                            "",
+                            nodes.Text(f"{', '.join(releases)}: "),
+                            nodes.literal("", f"{entry['kind']}: {message}", classes=["error-message"]),
+                        ),
+                    )
+                item += wordings
+            items += item
+        placeholder.replace_self(items)
+
+
+def _executed_docnames():
+    """The pages whose run prints output: the recipes and the notebooks."""
+    notebooks = {p.relative_to(PROJECT.docs).with_suffix("").as_posix() for p in PROJECT.notebooks()}
+    return set(PROJECT.recipe_docnames()) | notebooks
+
+
+def _when_executed_pages_change(app, env, added, changed, removed):
+    """The list is made from the executed pages' outputs and titles: it is written again
+    when one of them was added, changed (a new run, a new translation) or removed."""
+    if (added | changed | removed) & _executed_docnames() and ERRORS_DOC in env.all_docs:
+        return [ERRORS_DOC]
+    return []
+
+
+def setup(app):
+    app.add_node(error_index)
+    app.add_directive("error-index", ErrorIndex)
+    app.connect("env-get-outdated", _when_executed_pages_change)
+    app.connect("doctree-resolved", _fill)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

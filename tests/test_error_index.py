@@ -1,0 +1,139 @@
+"""The "Errors and warnings" page (src/autograd_recipes/pages/error_index.py): every error
+and warning message a page shows is on it, in both languages, linked to the sections that
+show it, with the wordings the matrix recorded on other releases."""
+
+import html as html_text
+import json
+import re
+
+import pytest
+from conftest import LANGUAGES
+
+from autograd_recipes.pages.error_index import SIGHTING, entries, message_key, release_wordings
+
+# an output block of a built page: sphinx-gallery's, or a notebook cell's
+OUTPUT_BLOCK = re.compile(
+    r'<div class="(?:sphx-glr-script-out[^"]*|output stream[^"]*|output[^"]*)">.*?<pre>(.*?)</pre>', re.S
+)
+ITEM = re.compile(r'<li><p><code class="error-message[^"]*">(.*?)</code></p>\s*<p>(.*?)</p>', re.S)
+
+
+def text(fragment):
+    return html_text.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def shown_messages(root):
+    """{(kind, message)} of every output line that shows an error or a warning, read from
+    the built pages' HTML (not from the doctrees the page is made from)."""
+    found = set()
+    for page in sorted(root.rglob("*.html")):
+        if page.name == "errors.html" or page.relative_to(root).as_posix().startswith("_"):
+            continue
+        for block in OUTPUT_BLOCK.findall(page.read_text(encoding="utf-8")):
+            found |= {(m.group(1), m.group(2).strip()) for m in SIGHTING.finditer(text(block))}
+    return found
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_message_a_page_shows_is_listed_and_linked(built_site, lang):
+    project, code, output = built_site
+    assert code == 0, output
+    root = project / "build/html" / lang
+    shown = shown_messages(root)
+    assert len(shown) >= 10, shown  # the check reads real outputs
+    page = (root / "errors.html").read_text(encoding="utf-8")
+    items = [(text(message), links) for message, links in ITEM.findall(page)]
+    listed_keys = {message_key(*message.split(": ", 1)) for message, _ in items}
+    missing = [
+        f"{kind}: {message}"
+        for kind, message in sorted(shown)
+        if message_key(kind, message) not in listed_keys
+    ]
+    assert not missing, "\n".join(missing)
+    assert len(items) == len(listed_keys), "two entries for one message"
+    for message, links in items:
+        targets = re.findall(r'href="([^"]+)"', links)
+        assert targets and all("#" in t for t in targets), (message, links)
+        for target in targets:
+            path, anchor = target.split("#")
+            assert f'id="{anchor}"' in (root / path).read_text(encoding="utf-8"), target
+
+
+def test_a_message_worded_differently_on_older_releases_lists_each_wording(built_site):
+    """Unbind's view error names its node ``UnbindBackward0`` before 2.13 and ``Unbind``
+    from 2.13 on (docs/matrix/): the entry lists both, each with its releases."""
+    project = built_site[0]
+    page = text((project / "build/html/en/errors.html").read_text(encoding="utf-8"))
+    start = page.index("RuntimeError: Output 0 of Unbind is a view")
+    entry = page[start : page.index("Setting requires_grad=True", start)]  # to the next entry
+    assert "2.12.1: RuntimeError: Output 0 of UnbindBackward0 is a view" in entry, entry
+    assert "2.13.0, 2.14.1, 2.15.0: RuntimeError: Output 0 of Unbind is a view" in entry, entry
+
+
+@pytest.mark.parametrize(
+    "one, other, same",
+    [
+        # the node's name before and from 2.13, and another shape and version: one message
+        (
+            "one of the variables needed for gradient computation has been modified by an inplace "
+            "operation: [torch.FloatTensor [2, 4]], which is output 0 of ReluBackward0, is at version 1",
+            "one of the variables needed for gradient computation has been modified by an inplace "
+            "operation: [torch.FloatTensor [3]], which is output 0 of Relu, is at version 2",
+            True,
+        ),
+        ("Output 0 of UnbindBackward0 is a view", "Output 1 of Unbind is a view", True),
+        # another node is another message; so is another error
+        ("Output 0 of Unbind is a view", "Output 0 of Split is a view", False),
+        (
+            "a leaf Variable that requires grad is being used in an in-place operation.",
+            "a view of a leaf Variable that requires grad is being used in an in-place operation.",
+            False,
+        ),
+    ],
+)
+def test_message_key_makes_alike_what_changes_between_runs_and_releases(one, other, same):
+    assert (message_key("RuntimeError", one) == message_key("RuntimeError", other)) is same
+
+
+def test_entries_group_sightings_and_keep_only_differing_wordings():
+    found = [
+        ("RuntimeError", "Output 0 of Unbind is a view", "a", ["s1"], "S1"),
+        ("RuntimeError", "Output 0 of Unbind is a view", "a", ["s1"], "S1"),  # the same place twice
+        ("RuntimeError", "Output 1 of Unbind is a view", "b", ["s2"], "S2"),
+        ("RuntimeError", "a leaf Variable", "c", ["s3"], "S3"),
+    ]
+    records = [
+        {
+            "release": "2.12.1",
+            "status": "ok",
+            "recipes": {
+                "r": {
+                    "expected_errors": [
+                        {"type": "RuntimeError", "message": "Output 0 of UnbindBackward0 is a view"},
+                        {"type": "RuntimeError", "message": "a leaf Variable"},
+                    ]
+                }
+            },
+        },
+        {
+            "release": "2.13.0",
+            "status": "ok",
+            "recipes": {
+                "r": {
+                    "expected_errors": [
+                        {"type": "RuntimeError", "message": "Output 0 of Unbind is a view"},
+                        {"type": "RuntimeError", "message": "a leaf Variable"},
+                    ]
+                }
+            },
+        },
+        {"release": "2.9.1", "status": "not run"},
+    ]
+    listed = entries(found, release_wordings(json.loads(json.dumps(records))))
+    assert [e["message"] for e in listed] == ["Output 0 of Unbind is a view", "a leaf Variable"]
+    assert [p[0] for p in listed[0]["places"]] == ["a", "b"]
+    assert listed[0]["wordings"] == {
+        "Output 0 of UnbindBackward0 is a view": ["2.12.1"],
+        "Output 0 of Unbind is a view": ["2.13.0"],
+    }
+    assert listed[1]["wordings"] == {}  # one wording on every release: nothing to list
