@@ -9,6 +9,7 @@ shared with test_korean_ui.py; pytest's durations count that pass as its setup);
 other tests open the pages they need themselves.
 """
 
+import html as html_text
 import json
 import re
 from urllib.parse import quote, urlsplit
@@ -516,6 +517,70 @@ def search(page, base, lang, query):
 def test_search_returns_the_expected_pages(served_site, page, lang, query, expected):
     base, html = served_site
     assert expected in search(page, base, lang, query)
+
+
+def pasted(kind, message):
+    """``kind: message`` as a reader's run prints it: other shapes and numbers, the node
+    names of another torch release (``Relu`` <-> ``ReluBackward0``), and words of the
+    reader's own code that no page has."""
+    message = re.sub(r"\[(\d+(?:, \d+)*)\]", "[17, 3]", message)
+    message = re.sub(r"\b(\d)\b", lambda m: str((int(m.group(1)) + 3) % 10), message)
+    message = re.sub(
+        r"\b(of|is) ([A-Z][A-Za-z]+?)(Backward\d)?\b",
+        lambda m: f"{m.group(1)} {m.group(2)}{'' if m.group(3) else 'Backward0'}",
+        message,
+    )
+    return f"{kind}: {message} (in qzmodel_forward_pass, mytrainer.fit)"
+
+
+def error_entries(html, lang):
+    """[(kind, message, {page file names that explain it})] from the built errors page."""
+    page = (html / lang / "errors.html").read_text(encoding="utf-8")
+    items = re.findall(r'<li><p><code class="error-message[^"]*">(.*?)</code></p>\s*<p>(.*?)</p>', page, re.S)
+    out = []
+    for code, links in items:
+        kind, message = html_text.unescape(re.sub(r"<[^>]+>", "", code)).split(": ", 1)
+        out.append((kind, message, {h.split("#")[0] for h in re.findall(r'href="([^"]+)"', links)}))
+    return out
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_pasted_error_message_finds_the_page_that_explains_it(served_site, page, lang):
+    """Every message the errors page lists, pasted as a reader's run would print it (other
+    shapes, numbers and node names, and words no page has), finds a page that shows and
+    explains it among the first five results; the errors page itself does not count."""
+    base, html = served_site
+    entries = error_entries(html, lang)
+    assert len(entries) >= 10, entries
+    missed = []
+    for kind, message, explaining in entries:
+        query = pasted(kind, message)
+        page.goto(f"{base}{lang}/search.html?q={quote(query)}")
+        page.wait_for_selector("#search-results .search-summary:not(:empty)", timeout=15000)
+        first = page.eval_on_selector_all(
+            "#search-results ul.search > li > a:first-child",
+            "els => els.slice(0, 5).map((e) => new URL(e.href).pathname)",
+        )
+        found = {path.split(f"/{lang}/", 1)[1] for path in first}
+        if not found & (explaining - {"errors.html"}):
+            missed.append(f"{query}\n  first results {sorted(found)}, explained in {sorted(explaining)}")
+    assert not missed, "\n".join(missed)
+
+
+def test_a_pasted_message_finds_nothing_by_every_word_alone(served_site, page):
+    """The control: Sphinx's own search, which needs every word, finds no page for a pasted
+    message; the ranked search finds pages for the same words."""
+    base, html = served_site
+    kind, message, _ = next(e for e in error_entries(html, "en") if "which is output" in e[1])
+    page.goto(f"{base}en/search.html")
+    page.wait_for_function("Search.hasIndex()")
+    every, ranked = page.evaluate(
+        """(query) => { const [, terms, excluded] = Search._parseQuery(query);
+          return [Search.performEveryWordSearch(terms, excluded).length,
+                  Search.performTermsSearch(terms, excluded).length]; }""",
+        pasted(kind, message),
+    )
+    assert every == 0 and ranked >= 2, (every, ranked)
 
 
 @pytest.mark.parametrize(

@@ -50,6 +50,13 @@ def gallery_cost_file(srcdir, docname):
     return Path(srcdir) / f"{docname}.cost.json"
 
 
+# --- Sphinx's searchtools.js ---------------------------------------------------------
+# theme/static/ranked-search.js and i18n/korean_stemmer.js extend Search.performTermsSearch
+# (searchTerms, excludedTerms) -> [[docname, title, anchor, descr, score, filename, kind]]
+# and read Search._index's terms, titleterms, filenames, docnames and titles, Scorer.term
+# and SearchResultKind.text; tests/test_browser.py's pasted-message and Korean search
+# tests fail in Chromium when searchtools.js changes them.
+
 # --- myst-nb and jupyter-cache -------------------------------------------------------
 #: what an extension's setup() imports beyond its own module (myst_nb's imports its Sphinx
 #: part there): a language's build imports these ahead, while the previous one builds
