@@ -544,27 +544,44 @@ def error_entries(html, lang):
     return out
 
 
+# The first results of a query as the search page lists them (it shows the last of
+# _performSearch's results first), without rendering them: rendering fetches every
+# result's page for its snippet
+FIRST_RESULTS = """([query, count]) => Search._performSearch(...Search._parseQuery(query))
+  .slice(-count).reverse().map((result) => result[0])"""
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_a_pasted_error_message_finds_the_page_that_explains_it(served_site, page, lang):
     """Every message the errors page lists, pasted as a reader's run would print it (other
     shapes, numbers and node names, and words no page has), finds a page that shows and
-    explains it among the first five results; the errors page itself does not count."""
+    explains it among the first five results; the errors page itself does not count. One
+    of them is also typed into the page and its list read as shown."""
     base, html = served_site
     entries = error_entries(html, lang)
     assert len(entries) >= 10, entries
+    page.goto(f"{base}{lang}/search.html")
+    page.wait_for_function("Search.hasIndex()")
     missed = []
     for kind, message, explaining in entries:
         query = pasted(kind, message)
-        page.goto(f"{base}{lang}/search.html?q={quote(query)}")
-        page.wait_for_selector("#search-results .search-summary:not(:empty)", timeout=15000)
-        first = page.eval_on_selector_all(
-            "#search-results ul.search > li > a:first-child",
-            "els => els.slice(0, 5).map((e) => new URL(e.href).pathname)",
-        )
-        found = {path.split(f"/{lang}/", 1)[1] for path in first}
+        found = {f"{doc}.html" for doc in page.evaluate(FIRST_RESULTS, [query, 5])}
         if not found & (explaining - {"errors.html"}):
             missed.append(f"{query}\n  first results {sorted(found)}, explained in {sorted(explaining)}")
     assert not missed, "\n".join(missed)
+    kind, message, explaining = next(e for e in entries if "which is output" in e[1])
+    query = pasted(kind, message)
+    expected = page.evaluate(FIRST_RESULTS, [query, 5])
+    page.goto(f"{base}{lang}/search.html?q={quote(query)}")
+    page.wait_for_selector("#search-results .search-summary:not(:empty)", timeout=15000)
+    shown = page.eval_on_selector_all(
+        "#search-results ul.search > li > a:first-child",
+        "els => els.slice(0, 5).map((e) => new URL(e.href).pathname)",
+    )
+    assert [path.split(f"/{lang}/", 1)[1].removesuffix(".html") for path in shown] == expected, (
+        shown,
+        expected,
+    )
 
 
 def test_a_pasted_message_finds_nothing_by_every_word_alone(served_site, page):
