@@ -13,7 +13,9 @@ from autograd_recipes.pages.error_index import SIGHTING, entries, message_key, r
 
 # an output block of a built page: sphinx-gallery's, or a notebook cell's
 OUTPUT_BLOCK = re.compile(
-    r'<div class="(?:sphx-glr-script-out[^"]*|output stream[^"]*|output[^"]*)">.*?<pre>(.*?)</pre>', re.S
+    r'<div class="(?:sphx-glr-script-out[^"]*|output[^"]*)">.*?<pre>(.*?)</pre>'
+    r'|<pre class="claim-evidence[^"]*">(.*?)</pre>',  # a claim's evidence (claims page)
+    re.S,
 )
 ITEM = re.compile(r'<li><p><code class="error-message[^"]*">(.*?)</code></p>\s*<p>(.*?)</p>', re.S)
 
@@ -29,8 +31,8 @@ def shown_messages(root):
     for page in sorted(root.rglob("*.html")):
         if page.name == "errors.html" or page.relative_to(root).as_posix().startswith("_"):
             continue
-        for block in OUTPUT_BLOCK.findall(page.read_text(encoding="utf-8")):
-            found |= {(m.group(1), m.group(2).strip()) for m in SIGHTING.finditer(text(block))}
+        for output, evidence in OUTPUT_BLOCK.findall(page.read_text(encoding="utf-8")):
+            found |= {(m.group(1), m.group(2).strip()) for m in SIGHTING.finditer(text(output or evidence))}
     return found
 
 

@@ -3,16 +3,16 @@ pages and sections that show it, and its wording on the torch releases where it 
 
 Nothing on the list is typed by hand. When the page is written, every other page's
 doctree is read for its run's output (sphinx-gallery's output blocks, myst-nb's cell
-outputs), and each line ``SomeError: message`` or ``SomeWarning: message`` in it is one
-sighting, under the section it appears in. Sightings of one message are grouped by
+outputs, the claims page's evidence), and each ``SomeError: message`` or ``SomeWarning:
+message`` in it is one sighting, under the section it appears in. Sightings of one message are grouped by
 ``message_key``: the message with what changes from run to run or release to release
 (shapes and dtypes in brackets, numbers, autograd node names such as ``ReluBackward0``
 or ``Relu``) made alike, so the same error in two recipes is one entry. The wordings come
 from the torch matrix (docs/matrix/): for each expected error of a recipe or notebook,
 the message each release gave; an entry lists them where they differ from this build's.
 
-The page is written again whenever a recipe or a notebook changed (its sightings may
-have) and when the matrix data changes.
+The page is written again whenever a recipe, a notebook or the claims page changed (its
+sightings may have) and when the matrix data changes.
 """
 
 import re
@@ -24,12 +24,15 @@ from sphinx.util.docutils import SphinxDirective
 
 from autograd_recipes import upstream
 from autograd_recipes.evidence import matrix_data
+from autograd_recipes.evidence.claims import CLAIMS_DOC
 from autograd_recipes.project import PROJECT
 
 ERRORS_DOC = "errors"
-# a line of output that shows an exception or a warning: its class, then its message
-SIGHTING = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Warning|Exception)): (.+)$", re.M)
-OUTPUT_CLASSES = {upstream.GALLERY_OUTPUT_CLASS, "output"}  # sphinx-gallery's, myst-nb's
+# an exception or a warning shown in output: its class, then its message, to the end of the
+# line or to the " | " between the results of one claim's evidence
+SIGHTING = re.compile(r"(?:^|(?<=[\s(]))([A-Za-z_][\w.]*(?:Error|Warning|Exception)): (.+?)(?= \| |$)", re.M)
+# sphinx-gallery's output, myst-nb's cell output, and a claim's evidence (evidence/claims.py)
+OUTPUT_CLASSES = {upstream.GALLERY_OUTPUT_CLASS, "output"}
 _BRACKETS = re.compile(r"\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]")  # [torch.FloatTensor [2, 4]]
 _NODE = re.compile(r"\b([A-Z][A-Za-z]*?)(?:Backward\d*)?\b")
 _NUMBER = re.compile(r"\d+")
@@ -55,8 +58,9 @@ class ErrorIndex(SphinxDirective):
 
 
 def sightings(env, doctree_of):
-    """[(kind, message, docname, section ids, section title)] in page order: every line of
-    an output block that shows an exception or a warning. ``doctree_of(doc)``: its doctree."""
+    """[(kind, message, docname, ids, section title)] in page order: every exception or
+    warning an output block shows; ``ids``: those of the nearest element that has any.
+    ``doctree_of(doc)``: its doctree."""
     found = []
     for doc in sorted(env.found_docs - {ERRORS_DOC}):
         for block in doctree_of(doc).findall(nodes.literal_block):
@@ -65,7 +69,10 @@ def sightings(env, doctree_of):
             section = block.parent
             while section is not None and not isinstance(section, nodes.section):
                 section = section.parent
-            ids = section["ids"] if section is not None else []
+            anchor = block  # the nearest element with an id: a claim's own, else the section's
+            while anchor is not None and not anchor.get("ids"):
+                anchor = anchor.parent
+            ids = anchor["ids"] if anchor is not None else []
             title = section[0].astext() if section is not None and len(section) else ""
             for match in SIGHTING.finditer(block.astext()):
                 found.append((match.group(1), match.group(2).strip(), doc, ids, title))
@@ -160,9 +167,11 @@ def _executed_docnames():
 
 
 def _when_executed_pages_change(app, env, added, changed, removed):
-    """The list is made from the executed pages' outputs and titles: it is written again
-    when one of them was added, changed (a new run, a new translation) or removed."""
-    if (added | changed | removed) & _executed_docnames() and ERRORS_DOC in env.all_docs:
+    """The list is made from the executed pages' outputs and titles and the claims'
+    evidence: it is written again when one of them was added, changed (a new run, a new
+    translation) or removed."""
+    watched = _executed_docnames() | {CLAIMS_DOC}
+    if (added | changed | removed) & watched and ERRORS_DOC in env.all_docs:
         return [ERRORS_DOC]
     return []
 
