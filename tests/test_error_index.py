@@ -98,44 +98,36 @@ def test_message_key_makes_alike_what_changes_between_runs_and_releases(one, oth
 
 
 def test_entries_group_sightings_and_keep_only_differing_wordings():
+    """A wording belongs to the entry of the message its expected error gives on the pinned
+    release, even where its hint differs (2.0.1's); another shape is not another wording."""
     found = [
         ("RuntimeError", "Output 0 of Unbind is a view", "a", ["s1"], "S1"),
         ("RuntimeError", "Output 0 of Unbind is a view", "a", ["s1"], "S1"),  # the same place twice
         ("RuntimeError", "Output 1 of Unbind is a view", "b", ["s2"], "S2"),
         ("RuntimeError", "a leaf Variable", "c", ["s3"], "S3"),
     ]
+
+    def record(release, unbind, leaf, status="ok"):
+        errors = [
+            {"ordinal": 0, "type": "RuntimeError", "message": unbind},
+            {"ordinal": 1, "type": "RuntimeError", "message": leaf},
+        ]
+        return {"release": release, "status": status, "recipes": {"r": {"expected_errors": errors}}}
+
     records = [
-        {
-            "release": "2.12.1",
-            "status": "ok",
-            "recipes": {
-                "r": {
-                    "expected_errors": [
-                        {"type": "RuntimeError", "message": "Output 0 of UnbindBackward0 is a view"},
-                        {"type": "RuntimeError", "message": "a leaf Variable"},
-                    ]
-                }
-            },
-        },
-        {
-            "release": "2.13.0",
-            "status": "ok",
-            "recipes": {
-                "r": {
-                    "expected_errors": [
-                        {"type": "RuntimeError", "message": "Output 0 of Unbind is a view"},
-                        {"type": "RuntimeError", "message": "a leaf Variable"},
-                    ]
-                }
-            },
-        },
-        {"release": "2.9.1", "status": "not run"},
+        record("2.0.1", "Output 0 of UnbindBackward0 is a view. Hint: old", "a leaf Variable"),
+        record("2.12.1", "Output 0 of UnbindBackward0 is a view", "a leaf Variable"),
+        record("2.13.0", "Output 0 of Unbind is a view", "a leaf Variable"),
+        record("2.14.1", "Output 2 of Unbind is a view", "a leaf Variable"),  # another number only
+        record("2.9.1", "Output 0 of Nothing", "x", status="not run"),
     ]
-    listed = entries(found, release_wordings(json.loads(json.dumps(records))))
+    listed = entries(found, release_wordings(json.loads(json.dumps(records)), "2.13.0"))
     assert [e["message"] for e in listed] == ["Output 0 of Unbind is a view", "a leaf Variable"]
     assert [p[0] for p in listed[0]["places"]] == ["a", "b"]
     assert listed[0]["wordings"] == {
+        "Output 0 of UnbindBackward0 is a view. Hint: old": ["2.0.1"],
         "Output 0 of UnbindBackward0 is a view": ["2.12.1"],
-        "Output 0 of Unbind is a view": ["2.13.0"],
+        "Output 0 of Unbind is a view": ["2.13.0", "2.14.1"],
     }
     assert listed[1]["wordings"] == {}  # one wording on every release: nothing to list
+    assert release_wordings(records, "2.99.0") == {}  # no record of the pinned release: none

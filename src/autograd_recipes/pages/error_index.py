@@ -8,8 +8,10 @@ message`` in it is one sighting, under the section it appears in. Sightings of o
 ``message_key``: the message with what changes from run to run or release to release
 (shapes and dtypes in brackets, numbers, autograd node names such as ``ReluBackward0``
 or ``Relu``) made alike, so the same error in two recipes is one entry. The wordings come
-from the torch matrix (docs/matrix/): for each expected error of a recipe or notebook,
-the message each release gave; an entry lists them where they differ from this build's.
+from the torch matrix (docs/matrix/): each expected error of a recipe or notebook belongs
+to the entry of the message it gives on the release this build runs, and the message it
+gave on each release is a wording of that entry (shapes and numbers aside); an entry lists
+its wordings where there is more than one.
 
 The page is written again whenever a recipe, a notebook or the claims page changed (its
 sightings may have) and when the matrix data changes.
@@ -25,7 +27,7 @@ from sphinx.util.docutils import SphinxDirective
 from autograd_recipes import upstream
 from autograd_recipes.evidence import matrix_data
 from autograd_recipes.evidence.claims import CLAIMS_DOC
-from autograd_recipes.project import PROJECT
+from autograd_recipes.project import PROJECT, torch_version
 
 ERRORS_DOC = "errors"
 # an exception or a warning shown in output: its class, then its message, to the end of the
@@ -79,20 +81,41 @@ def sightings(env, doctree_of):
     return found
 
 
-def release_wordings(records):
-    """{(kind, message_key): {message: [release, ...]}}: each expected error's message on each
-    release the matrix ran, grouped as the pages' messages are."""
+def wording_key(message):
+    """A wording of a message: shapes and numbers made alike (they are the run's, not the
+    release's), node names and hints kept."""
+    return " ".join(_NUMBER.sub("N", _BRACKETS.sub("[…]", message)).split())
+
+
+def release_wordings(records, pinned):
+    """{(kind, message_key): {wording_key: (message, [release, ...])}}. Each expected error
+    of a recipe or notebook (by its ordinal) belongs to the entry of the message it gives on
+    the ``pinned`` release, the one this build runs; on every release the matrix ran, its
+    message is one wording of that entry."""
+    ok = [r for r in records if r.get("status") == "ok"]
+    reference = next((r for r in ok if r["release"] == pinned), None)
+    if reference is None:
+        return {}
+    entry_of = {}
+    for kind in ("recipes", "notebooks"):
+        for name, result in reference.get(kind, {}).items():
+            for error in result.get("expected_errors", []):
+                if error.get("message"):
+                    entry_of[kind, name, error["ordinal"]] = message_key(error["type"], error["message"])
     wordings = {}
-    for record in records:
-        if record.get("status") != "ok":
-            continue
+    for record in ok:
         for kind in ("recipes", "notebooks"):
-            for result in record.get(kind, {}).values():
+            for name, result in record.get(kind, {}).items():
                 for error in result.get("expected_errors", []):
-                    if not error.get("message"):
+                    key = entry_of.get((kind, name, error.get("ordinal")))
+                    if key is None or not error.get("message"):
                         continue
-                    key = message_key(error["type"], error["message"])
-                    wordings.setdefault(key, {}).setdefault(error["message"], []).append(record["release"])
+                    variants = wordings.setdefault(key, {})
+                    message, releases = variants.setdefault(
+                        wording_key(error["message"]), (error["message"], [])
+                    )
+                    if record["release"] not in releases:
+                        releases.append(record["release"])
     return wordings
 
 
@@ -110,7 +133,7 @@ def entries(found, wordings):
         if (doc, ids[:1], title) not in [(d, i[:1], t) for d, i, t in entry["places"]]:
             entry["places"].append((doc, ids, title))
     for key, entry in grouped.items():
-        others = {m: sorted(r, key=_release_order) for m, r in wordings.get(key, {}).items()}
+        others = {m: sorted(r, key=_release_order) for m, r in wordings.get(key, {}).values()}
         entry["wordings"] = others if len(others) > 1 else {}
     return [grouped[k] for k in sorted(grouped)]
 
@@ -121,7 +144,8 @@ def _fill(app, doctree, docname):
         return
     env = app.env
     records = matrix_data.load_all(app.config.torch_matrix_dir)
-    listed = entries(sightings(env, env.get_doctree), release_wordings(records))
+    pinned = torch_version().split("+")[0]
+    listed = entries(sightings(env, env.get_doctree), release_wordings(records, pinned))
     for placeholder in placeholders:
         if app.builder.format != "html":
             placeholder.parent.remove(placeholder)
