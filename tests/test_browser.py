@@ -533,6 +533,14 @@ def pasted(kind, message):
     return f"{kind}: {message} (in qzmodel_forward_pass, mytrainer.fit)"
 
 
+# what a terminal shows above the message, pasted with it (a search box makes it one line)
+TRACEBACK = (
+    'Traceback (most recent call last): File "/home/me/project/train.py", line 42, in <module> '
+    'loss.backward() File "/usr/lib/python3.11/site-packages/torch/_tensor.py", line 581, in '
+    "backward torch.autograd.backward( "
+)
+
+
 def error_entries(html, lang):
     """[(kind, message, {page file names that explain it})] from the built errors page."""
     page = (html / lang / "errors.html").read_text(encoding="utf-8")
@@ -554,9 +562,10 @@ FIRST_RESULTS = """([query, count]) => Search._performSearch(...Search._parseQue
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_a_pasted_error_message_finds_the_page_that_explains_it(served_site, page, lang):
     """Every message the errors page lists, pasted as a reader's run would print it (other
-    shapes, numbers and node names, and words no page has), finds a page that shows and
-    explains it among the first five results; the errors page itself does not count. One
-    of them is also typed into the page and its list read as shown."""
+    shapes, numbers and node names, and words no page has), alone and after its traceback,
+    finds a page that shows and explains it among the first five results; the errors page
+    itself does not count. One of them is also typed into the page and its list read as
+    shown."""
     base, html = served_site
     entries = error_entries(html, lang)
     assert len(entries) >= 10, entries
@@ -564,10 +573,10 @@ def test_a_pasted_error_message_finds_the_page_that_explains_it(served_site, pag
     page.wait_for_function("Search.hasIndex()")
     missed = []
     for kind, message, explaining in entries:
-        query = pasted(kind, message)
-        found = {f"{doc}.html" for doc in page.evaluate(FIRST_RESULTS, [query, 5])}
-        if not found & (explaining - {"errors.html"}):
-            missed.append(f"{query}\n  first results {sorted(found)}, explained in {sorted(explaining)}")
+        for query in (pasted(kind, message), TRACEBACK + pasted(kind, message)):
+            found = {f"{doc}.html" for doc in page.evaluate(FIRST_RESULTS, [query, 5])}
+            if not found & (explaining - {"errors.html"}):
+                missed.append(f"{query}\n  first results {sorted(found)}, explained in {sorted(explaining)}")
     assert not missed, "\n".join(missed)
     kind, message, explaining = next(e for e in entries if "which is output" in e[1])
     query = pasted(kind, message)
@@ -598,6 +607,12 @@ def test_a_pasted_message_finds_nothing_by_every_word_alone(served_site, page):
         pasted(kind, message),
     )
     assert every == 0 and ranked >= 2, (every, ranked)
+    # a pasted traceback is read from its message on: the same words as the message alone
+    alone, after = page.evaluate(
+        """([one, two]) => [one, two].map((query) => [...Search._parseQuery(query)[1]].sort())""",
+        [pasted(kind, message), TRACEBACK + pasted(kind, message)],
+    )
+    assert after == alone and "traceback" not in after and len(alone) >= 10, (alone, after)
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,23 @@
  * pages with the word)); a page is listed when it has at least RANKED_SHARE of the
  * weight, scored by its share (at most Scorer.term, the score of a page with every word).
  * Words the index does not know weigh nothing, so they cannot hide the page.
+ *
+ * A query that holds an exception's or a warning's name and message (a pasted traceback:
+ * file paths, code lines, then "RuntimeError: ...") is read from its last such name on:
+ * the traceback's words are the reader's files, not the problem.
  */
 var RANKED_MIN_WORDS = 4;
 var RANKED_SHARE = 0.6;
+
+var RANKED_MESSAGE = /\b[A-Za-z_][\w.]*(?:Error|Warning|Exception): /g;
+
+if (typeof Search !== "undefined" && Search._parseQuery) {
+  const parseQuery = Search._parseQuery;
+  Search._parseQuery = (query) => {
+    const names = [...query.matchAll(RANKED_MESSAGE)];
+    return parseQuery(names.length ? query.slice(names[names.length - 1].index) : query);
+  };
+}
 
 if (typeof Search !== "undefined" && Search.performTermsSearch) {
   const everyWord = Search.performTermsSearch;
