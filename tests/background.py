@@ -58,6 +58,7 @@ class _Job:
     after: tuple
     then: object  # result -> None, run when the build ends (before anything starts from it)
     first: bool
+    waits: bool
 
 
 class Jobs:
@@ -72,13 +73,15 @@ class Jobs:
         self._began = None
         self.waited = 0.0  # seconds the tests spent waiting for results
 
-    def register(self, name, fixture, prepare, after=(), then=None, first=False):
+    def register(self, name, fixture, prepare, after=(), then=None, first=False, waits=False):
         """``first``: a build or task on the way to most tests (the real site, which also
         times code; the page visits that start from it) or at the head of the longest chain
         of builds (the fault build): these start before the others, and the others run at a
         lower priority (nice), so that the first ones take the cores they need and the
-        others what is left."""
-        self._jobs[name] = _Job(name, fixture, prepare, tuple(after), then, first)
+        others what is left. ``waits``: a build that spends most of its time waiting for a
+        time limit to pass (the watchdog's): it starts as soon as what it needs is ready and
+        takes none of the ``limit`` places, which are for work the cores do."""
+        self._jobs[name] = _Job(name, fixture, prepare, tuple(after), then, first, waits)
 
     def fixtures(self):
         return {job.fixture for job in self._jobs.values()}
@@ -132,7 +135,8 @@ class Jobs:
         while (pending or running) and not self._stopped.is_set():
             for name in list(pending):
                 job = self._jobs[name]
-                if len(running) >= limit or not all(d in self._results for d in job.after):
+                working = sum(not self._jobs[r].waits for r in running)
+                if (working >= limit and not job.waits) or not all(d in self._results for d in job.after):
                     continue
                 pending.remove(name)
                 self.timeline[name] = (time.monotonic() - self._began, None)

@@ -56,3 +56,21 @@ def test_a_build_past_its_timeout_ends_with_its_processes(tmp_path):
     result = jobs.result("sleeper", timeout=30)
     assert result.code == -9 and result.seconds >= 1
     assert ends(grandchild)
+
+
+def test_a_waiting_build_takes_no_place_of_the_limit(tmp_path):
+    """With one place, a build marked ``waits`` starts beside a working one, and a second
+    working build waits for the first; the control is the timeline the runner keeps."""
+    jobs = background.Jobs(lambda stdout, stderr: stdout + stderr)
+
+    def build(seconds):
+        return lambda folder: background.Build(tmp_path, ["sleep", str(seconds)], dict(os.environ), 60)
+
+    jobs.register("work", "unused", build(1), first=True)
+    jobs.register("asleep", "unused", build(1), waits=True)
+    jobs.register("more work", "unused", build(0.1))
+    jobs.start(["work", "asleep", "more work"], lambda name: tmp_path, limit=1)
+    for name in ("work", "asleep", "more work"):
+        assert jobs.result(name, timeout=30).code == 0
+    started = {name: times[0] for name, times in jobs.timeline.items()}
+    assert started["asleep"] < 0.5 and started["more work"] >= 0.9, jobs.timeline

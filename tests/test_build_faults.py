@@ -649,7 +649,7 @@ def _hanging(folder, tiny):
     )
 
 
-JOBS.register("watchdog", "watchdog_build", _hanging, after=["tiny"])
+JOBS.register("watchdog", "watchdog_build", _hanging, after=["tiny"], waits=True)  # 20 s of its 30 asleep
 
 
 @pytest.fixture(scope="module")
