@@ -17,6 +17,7 @@ The page is written again whenever a recipe, a notebook or the claims page chang
 sightings may have) and when the matrix data changes.
 """
 
+import html
 import re
 from pathlib import Path
 
@@ -138,6 +139,12 @@ def entries(found, wordings):
     return [grouped[k] for k in sorted(grouped)]
 
 
+def _code(message):
+    """A message as one ``<code>`` element: Sphinx writes a literal as a ``<span>`` per word,
+    hundreds per long message, which made this page the slowest for a browser's checks."""
+    return nodes.raw("", f'<code class="error-message">{html.escape(message)}</code>', format="html")
+
+
 def _fill(app, doctree, docname):
     placeholders = list(doctree.findall(error_index))
     if not placeholders:
@@ -153,9 +160,7 @@ def _fill(app, doctree, docname):
         items = nodes.bullet_list(classes=["error-index"])
         for entry in listed:
             item = nodes.list_item()
-            item += nodes.paragraph(
-                "", "", nodes.literal("", f"{entry['kind']}: {entry['message']}", classes=["error-message"])
-            )
+            item += nodes.paragraph("", "", _code(f"{entry['kind']}: {entry['message']}"))
             where = nodes.paragraph("", _("Explained in:") + " ")
             for number, (doc, ids, title) in enumerate(entry["places"]):
                 uri = app.builder.get_relative_uri(docname, doc) + (f"#{ids[0]}" if ids else "")
@@ -176,7 +181,7 @@ def _fill(app, doctree, docname):
                             "",
                             "",
                             nodes.Text(f"{', '.join(releases)}: "),
-                            nodes.literal("", f"{entry['kind']}: {message}", classes=["error-message"]),
+                            _code(f"{entry['kind']}: {message}"),
                         ),
                     )
                 item += wordings
