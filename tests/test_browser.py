@@ -564,8 +564,8 @@ def test_a_pasted_error_message_finds_the_page_that_explains_it(served_site, pag
     """Every message the errors page lists, pasted as a reader's run would print it (other
     shapes, numbers and node names, and words no page has), alone and after its traceback,
     finds a page that shows and explains it among the first five results; the errors page
-    itself does not count. One of them is also typed into the page and its list read as
-    shown."""
+    itself counts only for a message that only other releases gave. One of them is also
+    typed into the page and its list read as shown."""
     base, html = served_site
     entries = error_entries(html, lang)
     assert len(entries) >= 10, entries
@@ -575,7 +575,10 @@ def test_a_pasted_error_message_finds_the_page_that_explains_it(served_site, pag
     for kind, message, explaining in entries:
         for query in (pasted(kind, message), TRACEBACK + pasted(kind, message)):
             found = {f"{doc}.html" for doc in page.evaluate(FIRST_RESULTS, [query, 5])}
-            if not found & (explaining - {"errors.html"}):
+            # a message only other releases gave is on the versions page, whose matrix cells
+            # the search does not index: the errors page, which names and links it, is its page
+            wanted = explaining - {"errors.html"} if explaining != {"versions.html"} else {"errors.html"}
+            if not found & wanted:
                 missed.append(f"{query}\n  first results {sorted(found)}, explained in {sorted(explaining)}")
     assert not missed, "\n".join(missed)
     kind, message, explaining = next(e for e in entries if "which is output" in e[1])

@@ -55,10 +55,14 @@ def test_every_message_a_page_shows_is_listed_and_linked(built_site, lang):
     assert len(items) == len(listed_keys), "two entries for one message"
     for message, links in items:
         targets = re.findall(r'href="([^"]+)"', links)
-        assert targets and all("#" in t for t in targets), (message, links)
+        # a section's or a claim's anchor; the versions page (other releases' messages) as a whole
+        assert targets and all("#" in t or t == "versions.html" for t in targets), (message, links)
         for target in targets:
-            path, anchor = target.split("#")
-            assert f'id="{anchor}"' in (root / path).read_text(encoding="utf-8"), target
+            path, _, anchor = target.partition("#")
+            page = (root / path).read_text(encoding="utf-8")
+            assert f'id="{anchor}"' in page if anchor else message.split(": ", 1)[1][:40] in text(page), (
+                target
+            )
 
 
 def test_a_message_worded_differently_on_older_releases_lists_each_wording(built_site):
@@ -131,3 +135,48 @@ def test_entries_group_sightings_and_keep_only_differing_wordings():
     }
     assert listed[1]["wordings"] == {}  # one wording on every release: nothing to list
     assert release_wordings(records, "2.99.0") == {}  # no record of the pinned release: none
+
+
+def test_a_message_only_other_releases_gave_is_placed_on_the_versions_page():
+    """A claim's evidence on an older release shows a message no page of this build shows:
+    it gets an entry placed on the versions page, with its releases; a message the evidence
+    cut short joins the entry of the whole message it starts."""
+    from autograd_recipes.pages.error_index import claim_wordings, merged
+
+    found = [
+        ("RuntimeError", "Output 0 of Unbind is a view and is being modified inplace", "claims", ["c"], "C")
+    ]
+    records = [
+        {
+            "release": "2.0.1",
+            "status": "ok",
+            "claims": {
+                "x": {
+                    "evidence": "old: AttributeError: module 'torch' "
+                    "has no attribute 'accelerator' | unbind: RuntimeError: Output 0 of UnbindBackward0 is a view and is"
+                }
+            },
+        },
+        {
+            "release": "2.13.0",
+            "status": "ok",
+            "claims": {
+                "x": {
+                    "evidence": "unbind: RuntimeError: Output 0 of "
+                    "Unbind is a view and is being modified inplace"
+                }
+            },
+        },
+    ]
+    listed = entries(found, merged(claim_wordings(records)), ("versions", ""))
+    by_message = {e["message"]: e for e in listed}
+    old = by_message["module 'torch' has no attribute 'accelerator'"]
+    assert old["places"] == [("versions", [], "")] and old["wordings"] == {
+        "module 'torch' has no attribute 'accelerator'": ["2.0.1"]
+    }
+    unbind = by_message["Output 0 of Unbind is a view and is being modified inplace"]
+    assert unbind["wordings"] == {
+        "Output 0 of UnbindBackward0 is a view and is": ["2.0.1"],
+        "Output 0 of Unbind is a view and is being modified inplace": ["2.13.0"],
+    }
+    assert len(listed) == 2

@@ -28,6 +28,7 @@ from sphinx.util.docutils import SphinxDirective
 from autograd_recipes import upstream
 from autograd_recipes.evidence import matrix_data
 from autograd_recipes.evidence.claims import CLAIMS_DOC
+from autograd_recipes.evidence.matrix_html import VERSIONS_DOC
 from autograd_recipes.project import PROJECT, torch_version
 
 ERRORS_DOC = "errors"
@@ -120,14 +121,78 @@ def release_wordings(records, pinned):
     return wordings
 
 
+def claim_wordings(records):
+    """{(kind, message_key): {wording_key: (message, [release, ...])}} of the messages in the
+    claims' evidence on each release the matrix ran (the versions page shows them)."""
+    wordings = {}
+    for record in records:
+        if record.get("status") != "ok":
+            continue
+        for result in record.get("claims", {}).values():
+            for match in SIGHTING.finditer(result.get("evidence") or ""):
+                kind, message = match.group(1), match.group(2).strip()
+                variants = wordings.setdefault(message_key(kind, message), {})
+                _, releases = variants.setdefault(wording_key(message), (message, []))
+                if record["release"] not in releases:
+                    releases.append(record["release"])
+    return wordings
+
+
+def merged(*tables):
+    """The wordings of several tables (release_wordings, claim_wordings), releases joined."""
+    out = {}
+    for table in tables:
+        for key, variants in table.items():
+            for wording, (message, releases) in variants.items():
+                _, kept = out.setdefault(key, {}).setdefault(wording, (message, []))
+                kept.extend(r for r in releases if r not in kept)
+    return out
+
+
 def _release_order(release):
     return tuple(int(part) for part in re.findall(r"\d+", release))
 
 
-def entries(found, wordings):
+def _onto(wordings, shown):
+    """``wordings`` with each key that a shown key starts with, or that starts a shown key,
+    moved onto that key: a claim's evidence cuts a long message short, and where it is cut
+    depends on the release's node names."""
+    out = {}
+    for key, variants in wordings.items():
+        target = key
+        if key not in shown:
+            target = next(
+                (
+                    k
+                    for k in sorted(shown)
+                    if k[0] == key[0] and (k[1].startswith(key[1]) or key[1].startswith(k[1]))
+                ),
+                key,
+            )
+        for wording, (message, releases) in variants.items():
+            _, kept = out.setdefault(target, {}).setdefault(wording, (message, []))
+            kept.extend(r for r in releases if r not in kept)
+    return out
+
+
+def entries(found, wordings, elsewhere=None):
     """[{key, kind, message, places: [(doc, ids, title)], wordings: {message: releases}}],
-    one per message key, sorted by kind and message."""
+    one per message key, sorted by kind and message. ``elsewhere``: (docname, title) of the
+    page that shows the matrix's messages; a message of ``wordings`` that no page's output
+    shows becomes an entry placed there, its wordings listed even when there is one."""
     grouped = {}
+    shown = {message_key(kind, message) for kind, message, *_ in found}
+    wordings = _onto(wordings, shown)
+    if elsewhere is not None:
+        for key, variants in wordings.items():
+            if key not in shown:
+                message = min(variants.values(), key=lambda mr: min(map(_release_order, mr[1])))[0]
+                grouped[key] = {
+                    "key": key,
+                    "kind": key[0],
+                    "message": message,
+                    "places": [(elsewhere[0], [], elsewhere[1])],
+                }
     for kind, message, doc, ids, title in found:
         key = message_key(kind, message)
         entry = grouped.setdefault(key, {"key": key, "kind": kind, "message": message, "places": []})
@@ -135,7 +200,8 @@ def entries(found, wordings):
             entry["places"].append((doc, ids, title))
     for key, entry in grouped.items():
         others = {m: sorted(r, key=_release_order) for m, r in wordings.get(key, {}).values()}
-        entry["wordings"] = others if len(others) > 1 else {}
+        only_elsewhere = elsewhere is not None and entry["places"] == [(elsewhere[0], [], elsewhere[1])]
+        entry["wordings"] = others if len(others) > 1 or only_elsewhere else {}
     return [grouped[k] for k in sorted(grouped)]
 
 
@@ -152,7 +218,9 @@ def _fill(app, doctree, docname):
     env = app.env
     records = matrix_data.load_all(app.config.torch_matrix_dir)
     pinned = torch_version().split("+")[0]
-    listed = entries(sightings(env, env.get_doctree), release_wordings(records, pinned))
+    wordings = merged(release_wordings(records, pinned), claim_wordings(records))
+    elsewhere = (VERSIONS_DOC, "") if VERSIONS_DOC in env.found_docs else None
+    listed = entries(sightings(env, env.get_doctree), wordings, elsewhere)
     for placeholder in placeholders:
         if app.builder.format != "html":
             placeholder.parent.remove(placeholder)
