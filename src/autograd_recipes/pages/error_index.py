@@ -181,7 +181,15 @@ def entries(found, wordings, elsewhere=None):
     page that shows the matrix's messages; a message of ``wordings`` that no page's output
     shows becomes an entry placed there, its wordings listed even when there is one."""
     grouped = {}
-    shown = {message_key(kind, message) for kind, message, *_ in found}
+    keys = {message_key(kind, message) for kind, message, *_ in found}
+    # a message cut short (a claim's evidence) joins the whole message it starts, where exactly
+    # one shown message starts so (cut before the node's name, it could be any of several)
+    whole = {}
+    for key in keys:
+        longer = [k for k in keys if k != key and k[0] == key[0] and k[1].startswith(key[1])]
+        whole[key] = longer[0] if len(longer) == 1 else key
+    found = sorted(found, key=lambda sighting: -len(sighting[1]))  # an entry shows the whole message
+    shown = set(whole.values())
     wordings = _onto(wordings, shown)
     if elsewhere is not None:
         for key, variants in wordings.items():
@@ -194,7 +202,7 @@ def entries(found, wordings, elsewhere=None):
                     "places": [(elsewhere[0], [], elsewhere[1])],
                 }
     for kind, message, doc, ids, title in found:
-        key = message_key(kind, message)
+        key = whole[message_key(kind, message)]
         entry = grouped.setdefault(key, {"key": key, "kind": kind, "message": message, "places": []})
         if (doc, ids[:1], title) not in [(d, i[:1], t) for d, i, t in entry["places"]]:
             entry["places"].append((doc, ids, title))
