@@ -316,13 +316,13 @@ async def _visit(page, base, path, axe, sheets):
 
 def optional_sheets(html, languages, base):
     """{language: the URL of each stylesheet that pages/page_stylesheets.py may leave out}."""
-    from autograd_recipes.pages.page_stylesheets import SHEETS
+    from autograd_recipes.upstream import OPTIONAL_STYLESHEETS
 
     return {
         lang: [
             base + path.relative_to(html).as_posix()
             for path in sorted((html / lang / "_static").rglob("*.css"))
-            if path.name.startswith(tuple(SHEETS))
+            if path.name.startswith(tuple(OPTIONAL_STYLESHEETS))
         ]
         for lang in languages
     }

@@ -121,7 +121,7 @@ def test_a_page_leaves_out_only_stylesheets_that_style_nothing_on_it(page_visits
     stylesheet the page does not link (pages/page_stylesheets.py) matches an element of
     it; and the check had work to do: the search pages, which have no code, cells or
     cards, leave out all four, while a recipe page keeps what styles its code and output."""
-    from autograd_recipes.pages.page_stylesheets import SHEETS
+    from autograd_recipes.upstream import OPTIONAL_STYLESHEETS
 
     html, visits = page_visits
     pages = [*all_pages(html, LANGUAGES), *(p for p in visits if "?" in p)]
@@ -132,7 +132,9 @@ def test_a_page_leaves_out_only_stylesheets_that_style_nothing_on_it(page_visits
         linked = re.findall(
             r'<link rel="stylesheet"[^>]*href="([^"]*)"', (html / lang / "search.html").read_text()
         )
-        assert not [href for href in linked if href.split("/")[-1].startswith(tuple(SHEETS))], linked
+        assert not [href for href in linked if href.split("/")[-1].startswith(tuple(OPTIONAL_STYLESHEETS))], (
+            linked
+        )
         recipe = (html / lang / "recipes" / "plot_02_residual_add.html").read_text()
         for name in ("sg_gallery.css", "pygments.css", "copybutton.css"):
             assert f"_static/{name}" in recipe, name

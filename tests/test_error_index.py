@@ -142,7 +142,7 @@ def test_a_message_only_other_releases_gave_is_placed_on_the_versions_page():
     """A claim's evidence on an older release shows a message no page of this build shows:
     it gets an entry placed on the versions page, with its releases; a message the evidence
     cut short joins the entry of the whole message it starts."""
-    from autograd_recipes.pages.error_index import claim_wordings, merged
+    from autograd_recipes.pages.error_index import claim_wordings
 
     found = [
         ("RuntimeError", "Output 0 of Unbind is a view and is being modified inplace", "claims", ["c"], "C")
@@ -169,7 +169,7 @@ def test_a_message_only_other_releases_gave_is_placed_on_the_versions_page():
             },
         },
     ]
-    listed = entries(found, merged(claim_wordings(records)), ("versions", ""))
+    listed = entries(found, claim_wordings(records), ("versions", ""))
     by_message = {e["message"]: e for e in listed}
     old = by_message["module 'torch' has no attribute 'accelerator'"]
     assert old["places"] == [("versions", [], "")] and old["wordings"] == {

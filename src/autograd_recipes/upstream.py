@@ -52,10 +52,22 @@ def gallery_cost_file(srcdir, docname):
 
 # --- Sphinx's searchtools.js ---------------------------------------------------------
 # theme/static/ranked-search.js and i18n/korean_stemmer.js extend Search.performTermsSearch
-# (searchTerms, excludedTerms) -> [[docname, title, anchor, descr, score, filename, kind]]
-# and read Search._index's terms, titleterms, filenames, docnames and titles, Scorer.term
-# and SearchResultKind.text; tests/test_browser.py's pasted-message and Korean search
-# tests fail in Chromium when searchtools.js changes them.
+# (searchTerms, excludedTerms) -> [[docname, title, anchor, descr, score, filename, kind]],
+# ranked-search.js also Search._parseQuery(query) -> [query, searchTerms, ...]; they read
+# Search._index's terms, titleterms, filenames, docnames and titles, Scorer.term and
+# SearchResultKind.text. tests/test_browser.py's pasted-message and Korean search tests
+# fail in Chromium when searchtools.js changes them.
+
+# --- the extensions' stylesheets -------------------------------------------------------
+#: stylesheet file name (its start: myst-nb's carries a hash) -> the class prefixes its rules
+#: select (pages/page_stylesheets.py links each only where they are; tests/test_browser.py
+#: checks in Chromium that no rule of one left out matches an element of the page)
+OPTIONAL_STYLESHEETS = {
+    "mystnb.": ("cell", "pasted-", "linenos"),  # cell, cell_input, cell_output
+    "sg_gallery.css": ("sphx-glr",),
+    "pygments.css": ("highlight",),
+    "copybutton.css": ("highlight",),
+}
 
 # --- myst-nb and jupyter-cache -------------------------------------------------------
 #: what an extension's setup() imports beyond its own module (myst_nb's imports its Sphinx

@@ -1,17 +1,23 @@
-"""``.. error-index::``: every error and warning message the site's pages show, with the
-pages and sections that show it, and its wording on the torch releases where it differs.
+"""``.. error-index::``: every error and warning message the site's code and claims print,
+with the pages and sections that show it, and its wording on the torch releases where it
+differs.
 
-Nothing on the list is typed by hand. When the page is written, every other page's
-doctree is read for its run's output (sphinx-gallery's output blocks, myst-nb's cell
-outputs, the claims page's evidence), and each ``SomeError: message`` or ``SomeWarning:
-message`` in it is one sighting, under the section it appears in. Sightings of one message are grouped by
-``message_key``: the message with what changes from run to run or release to release
-(shapes and dtypes in brackets, numbers, autograd node names such as ``ReluBackward0``
-or ``Relu``) made alike, so the same error in two recipes is one entry. The wordings come
-from the torch matrix (docs/matrix/): each expected error of a recipe or notebook belongs
-to the entry of the message it gives on the release this build runs, and the message it
-gave on each release is a wording of that entry (shapes and numbers aside); an entry lists
-its wordings where there is more than one.
+Nothing on the list is typed by hand. When the page is written, the doctrees of the
+recipes, the notebooks and the claims page are read for their run's output
+(sphinx-gallery's output blocks, myst-nb's cell outputs, the claims' evidence), and each
+``SomeError: message`` or ``SomeWarning: message`` in it is one sighting, under the
+section it appears in. Sightings of one message are grouped by ``message_key``: the
+message with what changes from run to run or release to release (shapes and dtypes in
+brackets, numbers, the ``Backward0`` that node names lose from torch 2.13) made alike, so
+the same error in two recipes is one entry; a message a claim's evidence cut short joins
+the one whole message it starts.
+
+The wordings come from the torch matrix (docs/matrix/): each expected error of a recipe or
+notebook belongs to the entry of the message it gives on the release this build runs, and
+the message it gave on each release is a wording of that entry (shapes and numbers aside);
+so is each message of a claim's evidence on each release. An entry lists its wordings
+where there is more than one; a message that only other releases gave is an entry of its
+own, placed on the versions page, which shows it.
 
 The page is written again whenever a recipe, a notebook or the claims page changed (its
 sightings may have) and when the matrix data changes.
@@ -62,11 +68,12 @@ class ErrorIndex(SphinxDirective):
 
 
 def sightings(env, doctree_of):
-    """[(kind, message, docname, ids, section title)] in page order: every exception or
-    warning an output block shows; ``ids``: those of the nearest element that has any.
-    ``doctree_of(doc)``: its doctree."""
+    """[(kind, message, docname, ids, section title)]: every exception or warning an output
+    block of a watched page (``watched_docnames``) shows, page by page (the claims page last,
+    after the pages that explain) and in each page's order; ``ids``: those of the nearest
+    element that has any. ``doctree_of(doc)``: its doctree."""
     found = []
-    for doc in sorted(env.found_docs - {ERRORS_DOC}):
+    for doc in sorted(env.found_docs & watched_docnames(), key=lambda d: (d == CLAIMS_DOC, d)):
         for block in doctree_of(doc).findall(nodes.literal_block):
             if not OUTPUT_CLASSES & set(block.get("classes", [])):
                 continue
@@ -89,127 +96,93 @@ def wording_key(message):
     return " ".join(_NUMBER.sub("N", _BRACKETS.sub("[…]", message)).split())
 
 
-def release_wordings(records, pinned):
+def _add(wordings, key, message, releases):
+    """Record ``message`` as a wording of entry ``key`` on ``releases``."""
+    _, kept = wordings.setdefault(key, {}).setdefault(wording_key(message), (message, []))
+    kept.extend(r for r in releases if r not in kept)
+
+
+def release_wordings(records, pinned, wordings=None):
     """{(kind, message_key): {wording_key: (message, [release, ...])}}. Each expected error
     of a recipe or notebook (by its ordinal) belongs to the entry of the message it gives on
     the ``pinned`` release, the one this build runs; on every release the matrix ran, its
-    message is one wording of that entry."""
+    message is one wording of that entry. ``wordings``: a table to add to."""
+    wordings = {} if wordings is None else wordings
     ok = [r for r in records if r.get("status") == "ok"]
     reference = next((r for r in ok if r["release"] == pinned), None)
     if reference is None:
-        return {}
+        return wordings
     entry_of = {}
     for kind in ("recipes", "notebooks"):
         for name, result in reference.get(kind, {}).items():
             for error in result.get("expected_errors", []):
                 if error.get("message"):
                     entry_of[kind, name, error["ordinal"]] = message_key(error["type"], error["message"])
-    wordings = {}
     for record in ok:
         for kind in ("recipes", "notebooks"):
             for name, result in record.get(kind, {}).items():
                 for error in result.get("expected_errors", []):
                     key = entry_of.get((kind, name, error.get("ordinal")))
-                    if key is None or not error.get("message"):
-                        continue
-                    variants = wordings.setdefault(key, {})
-                    message, releases = variants.setdefault(
-                        wording_key(error["message"]), (error["message"], [])
-                    )
-                    if record["release"] not in releases:
-                        releases.append(record["release"])
+                    if key is not None and error.get("message"):
+                        _add(wordings, key, error["message"], [record["release"]])
     return wordings
 
 
-def claim_wordings(records):
-    """{(kind, message_key): {wording_key: (message, [release, ...])}} of the messages in the
-    claims' evidence on each release the matrix ran (the versions page shows them)."""
-    wordings = {}
+def claim_wordings(records, wordings=None):
+    """The same table for the messages in the claims' evidence on each release the matrix
+    ran (the versions page shows them), each under its own message's entry."""
+    wordings = {} if wordings is None else wordings
     for record in records:
         if record.get("status") != "ok":
             continue
         for result in record.get("claims", {}).values():
             for match in SIGHTING.finditer(result.get("evidence") or ""):
                 kind, message = match.group(1), match.group(2).strip()
-                variants = wordings.setdefault(message_key(kind, message), {})
-                _, releases = variants.setdefault(wording_key(message), (message, []))
-                if record["release"] not in releases:
-                    releases.append(record["release"])
+                _add(wordings, message_key(kind, message), message, [record["release"]])
     return wordings
-
-
-def merged(*tables):
-    """The wordings of several tables (release_wordings, claim_wordings), releases joined."""
-    out = {}
-    for table in tables:
-        for key, variants in table.items():
-            for wording, (message, releases) in variants.items():
-                _, kept = out.setdefault(key, {}).setdefault(wording, (message, []))
-                kept.extend(r for r in releases if r not in kept)
-    return out
 
 
 def _release_order(release):
     return tuple(int(part) for part in re.findall(r"\d+", release))
 
 
-def _onto(wordings, shown):
-    """``wordings`` with each key that a shown key starts with, or that starts a shown key,
-    moved onto that key: a claim's evidence cuts a long message short, and where it is cut
-    depends on the release's node names."""
-    out = {}
-    for key, variants in wordings.items():
-        target = key
-        if key not in shown:
-            target = next(
-                (
-                    k
-                    for k in sorted(shown)
-                    if k[0] == key[0] and (k[1].startswith(key[1]) or key[1].startswith(k[1]))
-                ),
-                key,
-            )
-        for wording, (message, releases) in variants.items():
-            _, kept = out.setdefault(target, {}).setdefault(wording, (message, []))
-            kept.extend(r for r in releases if r not in kept)
-    return out
+def _whole(key, keys):
+    """The one key of ``keys`` that a message cut short (a claim's evidence) starts, or
+    ``key``: cut before the node's name, it could start several, and stays apart."""
+    longer = [k for k in keys if k != key and k[0] == key[0] and k[1].startswith(key[1])]
+    return longer[0] if len(longer) == 1 else key
 
 
 def entries(found, wordings, elsewhere=None):
     """[{key, kind, message, places: [(doc, ids, title)], wordings: {message: releases}}],
-    one per message key, sorted by kind and message. ``elsewhere``: (docname, title) of the
-    page that shows the matrix's messages; a message of ``wordings`` that no page's output
-    shows becomes an entry placed there, its wordings listed even when there is one."""
-    grouped = {}
+    one per message key, sorted by kind and message; places in page order, and the longest
+    message seen shown. ``elsewhere``: (docname, title) of the page that shows the matrix's
+    messages; a message of ``wordings`` that no page's output shows becomes an entry placed
+    there, its wordings listed even when there is one."""
     keys = {message_key(kind, message) for kind, message, *_ in found}
-    # a message cut short (a claim's evidence) joins the whole message it starts, where exactly
-    # one shown message starts so (cut before the node's name, it could be any of several)
-    whole = {}
-    for key in keys:
-        longer = [k for k in keys if k != key and k[0] == key[0] and k[1].startswith(key[1])]
-        whole[key] = longer[0] if len(longer) == 1 else key
-    found = sorted(found, key=lambda sighting: -len(sighting[1]))  # an entry shows the whole message
-    shown = set(whole.values())
-    wordings = _onto(wordings, shown)
-    if elsewhere is not None:
-        for key, variants in wordings.items():
-            if key not in shown:
-                message = min(variants.values(), key=lambda mr: min(map(_release_order, mr[1])))[0]
-                grouped[key] = {
-                    "key": key,
-                    "kind": key[0],
-                    "message": message,
-                    "places": [(elsewhere[0], [], elsewhere[1])],
-                }
+    shown = {_whole(key, keys) for key in keys}
+    moved = {}
+    for key, variants in wordings.items():
+        for message, releases in variants.values():
+            _add(moved, _whole(key, shown), message, releases)
+    grouped = {}
     for kind, message, doc, ids, title in found:
-        key = whole[message_key(kind, message)]
+        key = _whole(message_key(kind, message), keys)
         entry = grouped.setdefault(key, {"key": key, "kind": kind, "message": message, "places": []})
+        if len(message) > len(entry["message"]):
+            entry["message"] = message
         if (doc, ids[:1], title) not in [(d, i[:1], t) for d, i, t in entry["places"]]:
             entry["places"].append((doc, ids, title))
+    if elsewhere is not None:
+        for key, variants in moved.items():
+            if key not in grouped:
+                oldest = min(variants.values(), key=lambda mr: min(map(_release_order, mr[1])))
+                place = (elsewhere[0], [], elsewhere[1])
+                grouped[key] = {"key": key, "kind": key[0], "message": oldest[0], "places": [place]}
     for key, entry in grouped.items():
-        others = {m: sorted(r, key=_release_order) for m, r in wordings.get(key, {}).values()}
-        only_elsewhere = elsewhere is not None and entry["places"] == [(elsewhere[0], [], elsewhere[1])]
-        entry["wordings"] = others if len(others) > 1 or only_elsewhere else {}
+        listed = {m: sorted(r, key=_release_order) for m, r in moved.get(key, {}).values()}
+        only_elsewhere = key not in shown
+        entry["wordings"] = listed if len(listed) > 1 or only_elsewhere else {}
     return [grouped[k] for k in sorted(grouped)]
 
 
@@ -223,16 +196,17 @@ def _fill(app, doctree, docname):
     placeholders = list(doctree.findall(error_index))
     if not placeholders:
         return
+    if app.builder.format != "html":  # e.g. gettext: the messages are no text to translate
+        for placeholder in placeholders:
+            placeholder.parent.remove(placeholder)
+        return
     env = app.env
     records = matrix_data.load_all(app.config.torch_matrix_dir)
     pinned = torch_version().split("+")[0]
-    wordings = merged(release_wordings(records, pinned), claim_wordings(records))
+    wordings = claim_wordings(records, release_wordings(records, pinned))
     elsewhere = (VERSIONS_DOC, "") if VERSIONS_DOC in env.found_docs else None
     listed = entries(sightings(env, env.get_doctree), wordings, elsewhere)
     for placeholder in placeholders:
-        if app.builder.format != "html":
-            placeholder.parent.remove(placeholder)
-            continue
         items = nodes.bullet_list(classes=["error-index"])
         for entry in listed:
             item = nodes.list_item()
@@ -265,18 +239,17 @@ def _fill(app, doctree, docname):
         placeholder.replace_self(items)
 
 
-def _executed_docnames():
-    """The pages whose run prints output: the recipes and the notebooks."""
+def watched_docnames():
+    """The pages whose run prints output (the recipes and the notebooks) and the claims
+    page, whose evidence shows what the claims' code raised."""
     notebooks = {p.relative_to(PROJECT.docs).with_suffix("").as_posix() for p in PROJECT.notebooks()}
-    return set(PROJECT.recipe_docnames()) | notebooks
+    return set(PROJECT.recipe_docnames()) | notebooks | {CLAIMS_DOC}
 
 
-def _when_executed_pages_change(app, env, added, changed, removed):
-    """The list is made from the executed pages' outputs and titles and the claims'
-    evidence: it is written again when one of them was added, changed (a new run, a new
-    translation) or removed."""
-    watched = _executed_docnames() | {CLAIMS_DOC}
-    if (added | changed | removed) & watched and ERRORS_DOC in env.all_docs:
+def _when_watched_pages_change(app, env, added, changed, removed):
+    """The list is made from the watched pages' outputs and titles: it is written again
+    when one of them was added, changed (a new run, a new translation) or removed."""
+    if (added | changed | removed) & watched_docnames() and ERRORS_DOC in env.all_docs:
         return [ERRORS_DOC]
     return []
 
@@ -284,6 +257,6 @@ def _when_executed_pages_change(app, env, added, changed, removed):
 def setup(app):
     app.add_node(error_index)
     app.add_directive("error-index", ErrorIndex)
-    app.connect("env-get-outdated", _when_executed_pages_change)
+    app.connect("env-get-outdated", _when_watched_pages_change)
     app.connect("doctree-resolved", _fill)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

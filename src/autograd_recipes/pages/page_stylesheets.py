@@ -6,21 +6,17 @@ recipe's output, download links and cards), Pygments' and sphinx-copybutton's
 (highlighted code). On a page without that markup they are bytes a reader downloads
 for nothing: 75 KB of the Korean search page's 411 KB, which has no code at all.
 
-``SHEETS`` names each stylesheet by the start of its file name and the classes that
-its rules select; a page keeps a stylesheet when its body has one of those classes.
+``upstream.OPTIONAL_STYLESHEETS`` names each stylesheet by the start of its file name and
+the classes that its rules select; a page keeps a stylesheet when its body has one of
+those classes.
 tests/test_browser.py checks the other direction on every page, in Chromium: no rule of
 a stylesheet a page left out matches an element of the page, after its scripts ran.
 """
 
 import re
 
-# stylesheet file name (its start: myst-nb's carries a hash) -> the class prefixes its rules select
-SHEETS = {
-    "mystnb.": ("cell", "pasted-", "linenos"),  # cell, cell_input, cell_output
-    "sg_gallery.css": ("sphx-glr",),
-    "pygments.css": ("highlight",),
-    "copybutton.css": ("highlight",),
-}
+from autograd_recipes import upstream
+
 _CLASS_ATTRIBUTE = re.compile(r'class="([^"]*)"')
 
 
@@ -31,9 +27,9 @@ def classes(html):
 
 def needed(filename, page_classes):
     """Whether a page with ``page_classes`` needs the stylesheet ``filename`` (True for any
-    stylesheet SHEETS does not name)."""
+    stylesheet OPTIONAL_STYLESHEETS does not name)."""
     name = str(filename).replace("\\", "/").rsplit("/", 1)[-1]
-    for start, prefixes in SHEETS.items():
+    for start, prefixes in upstream.OPTIONAL_STYLESHEETS.items():
         if name.startswith(start):
             return any(token.startswith(prefixes) for token in page_classes)
     return True

@@ -84,11 +84,11 @@ def sphinx_args(builder, lang, outdir, extra=()):
 
 def run_child(builder, lang, outdir, extra=(), timeout=BUILD_TIMEOUT):
     """Build one language in a child process; exit code, with a message when it died."""
-    return start_child(builder, lang, outdir, extra, timeout).wait()
+    return ChildBuild(builder, lang, outdir, extra, timeout).wait()
 
 
-class start_child:
-    """One language's build in a child process, started; ``wait()`` gives its exit code,
+class ChildBuild:
+    """One language's build in a child process, started when made; ``wait()`` gives its exit code,
     with a message when it died. The parent can work meanwhile (the previous language's
     offline copy); ``kill()`` ends it.
 
@@ -270,14 +270,14 @@ def build_languages(languages, extra, timeout):
     html = ROOT / "build" / "html"
     remove_unbuilt(html, languages)
     unarchived = None  # a language built and checked whose offline copy is still to make
-    children = [start_child("html", languages[0], html / languages[0], extra, timeout)]
+    children = [ChildBuild("html", languages[0], html / languages[0], extra, timeout)]
     for index, lang in enumerate(languages):
         start = time.perf_counter()
         building = children[index]
         building.go()
         if index + 1 < len(languages):  # the next one's start-up, beside this build
             following = languages[index + 1]
-            children.append(start_child("html", following, html / following, extra, timeout, held=True))
+            children.append(ChildBuild("html", following, html / following, extra, timeout, held=True))
         if unarchived is not None:  # made while this language builds: it reads only its own tree
             code = write_archive(html, unarchived)
             if code:
