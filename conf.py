@@ -117,6 +117,8 @@ sphinx_gallery_conf = {
     "within_subsection_order": "FileNameSortKey",
     "download_all_examples": False,
     "show_signature": False,
+    # a recipe's own settings (# sphinx_gallery_recipe_timeout = 5) stay off its page
+    "remove_config_comments": True,
     # The run time is shown by execution_report, outside the translatable text.
     "min_reported_time": float("inf"),
     # sphinx-gallery's own timing page loads jQuery and DataTables from CDNs.
@@ -136,7 +138,7 @@ sphinx_gallery_conf = {
     "doc_module": ("torch",),
     "backreferences_dir": "recipes/uses",
 }
-recipe_timeout = 60  # seconds; a recipe running longer fails the build
+recipe_timeout = 60  # seconds; a recipe running longer fails the build (its own comment can set another)
 claims_timeout = 180  # seconds per claim of docs/claims.toml (its own `timeout` wins): a net for hangs, wide for a loaded machine
 
 # --- myst-nb: executed pages -----------------------------------------------------

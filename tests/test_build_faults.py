@@ -27,6 +27,7 @@ PINNED = version("torch").split("+")[0]  # its recorded results: docs/matrix/tor
 # seconds, for the fault build: the planted endless recipe stops after this (wall time: generous,
 # since the fault build runs beside other builds; the tiny site's sound recipes take a second)
 RECIPE_TIMEOUT = 20
+HANG_TIMEOUT = 3  # the hanging recipe's own limit (its comment): the builds need not wait out the wide one
 
 
 def plant(path, old, new):
@@ -188,12 +189,15 @@ PLANTED_RECIPES = {
         with expect_error(RuntimeError, "a leaf Variable that requires grad"):
             x.detach().add_(1)
         """,
-    "plot_05_hangs.py": """\
+    "plot_05_hangs.py": f"""\
         import time
+
+        # sphinx_gallery_recipe_timeout = {HANG_TIMEOUT}
 
         time.sleep(600)
         """,
     "plot_06_other_message.py": """\
+        # sphinx_gallery_recipe_timeout = "soon"
         x = torch.ones(2, requires_grad=True)
         with expect_error(RuntimeError, "a view of a leaf tensor"):
             x[:1].add_(1)
@@ -332,7 +336,8 @@ EXPECTED = {
     ],
     "hanging recipe": [
         "plot_05_hangs.py unexpectedly failed",
-        f"TimeoutError: recipe plot_05_hangs.py still running after {RECIPE_TIMEOUT} s",
+        f"TimeoutError: recipe plot_05_hangs.py still running after {HANG_TIMEOUT} s "
+        "(recipe_timeout in plot_05_hangs.py itself)",
     ],
     "recipe leaves dtype and grad mode changed": [
         "WARNING: recipes/plot_00_leaves_settings.py: a recipe "
@@ -398,8 +403,13 @@ def located(project):
         project / "docs/planted_output.md",
     )
     big_print = line_of(recipe, f'print("x" * {BIG})')
+    other_message = project / "recipes/plot_06_other_message.py"
     ledger, big_claim = project / "docs/claims.toml", 'id = "planted-prints-too-much"'
     return {
+        "recipe time limit that is not a number of seconds": [
+            f"{other_message}:{line_of(other_message, 'sphinx_gallery_recipe_timeout')}: WARNING: "
+            "sphinx_gallery_recipe_timeout must be a whole number of seconds, not 'soon'; conf.py's is used"
+        ],
         "recipe output over the cap": [
             f"{recipe}:{big_print}: WARNING: this code block printed "
             f"{BIG:,} bytes, more than max_output_bytes (100,000, conf.py): its output is cut on the page"
@@ -442,6 +452,7 @@ def test_code_the_build_runs_leaves_the_checkout_as_it_was(fault_build):
 @pytest.mark.parametrize(
     "fault",
     [
+        "recipe time limit that is not a number of seconds",
         "recipe output over the cap",
         "notebook cell output over the cap",
         "claim evidence over the cap",
@@ -465,6 +476,15 @@ def test_output_over_the_cap_is_cut_on_the_page(fault_outputs, page):
     html = (fault_outputs / "build/html/en" / page).read_text(encoding="utf-8")
     assert len(html.encode()) < 250_000
     assert "bytes printed, max_output_bytes is 100,000]" in html
+
+
+def test_a_recipes_own_time_limit_stays_off_its_page(fault_build, fault_outputs):
+    """The comment that sets it is the build's, not the reader's code; the control is the
+    recipe's source, which has it."""
+    source = (fault_build[0] / "recipes/plot_05_hangs.py").read_text(encoding="utf-8")
+    html = (fault_outputs / "build/html/en/recipes/plot_05_hangs.html").read_text(encoding="utf-8")
+    assert "sphinx_gallery_recipe_timeout" in source
+    assert "sleep" in html and "sphinx_gallery_recipe_timeout" not in html
 
 
 def test_notebook_without_a_cached_run_offers_no_download(fault_outputs):

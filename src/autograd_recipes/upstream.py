@@ -33,6 +33,15 @@ GALLERY_THUMBNAIL = "thumb/sphx_glr_{stem}_thumb.png"
 GALLERY_SOURCE_LINES = re.compile(r"GENERATED FROM PYTHON SOURCE LINES (\d+)-\d+")
 
 
+def gallery_file_config(text):
+    """The ``# sphinx_gallery_<name> = <value>`` comments of an example's source, as
+    sphinx-gallery reads them (py_source_parser.extract_file_config: any name, the value
+    read as a Python literal); ``remove_config_comments`` keeps them off the page."""
+    from sphinx_gallery.py_source_parser import extract_file_config
+
+    return extract_file_config(text)
+
+
 def gallery_md5_file(gallery_conf, fname):
     """sphinx-gallery skips an example whose ``<gallery dir>/<name>.py.md5`` matches its
     source (gen_rst.md5sum_is_current); removing the file makes the next build run it."""

@@ -4,8 +4,9 @@ sphinx-gallery calls ``prepare_recipe`` (listed in ``reset_modules``) before and
 after every recipe. Before: torch is imported (so the first recipe's run time
 is not the cost of importing torch), the seed is fixed, and the breadcrumb says
 which recipe runs (src/autograd_recipes/publish/build.py names it if the process dies). A recipe that
-runs longer than ``recipe_timeout`` seconds is stopped with a ``TimeoutError``
-naming it; one that does not stop (a native call that ignores the alarm) is
+runs longer than ``recipe_timeout`` seconds (conf.py's, or its own
+``# sphinx_gallery_recipe_timeout = N`` comment's, which the page does not show) is
+stopped with a ``TimeoutError`` naming it and the limit's source; one that does not stop (a native call that ignores the alarm) is
 ended, with every thread's traceback, by a watchdog ``WATCHDOG_GRACE`` seconds
 later. After: a recipe that changed global state (torch's settings, the environment,
 global module hooks, patched torch or builtins: torch_state) or
@@ -38,14 +39,29 @@ _settings = {"timeout": 60}
 _run = {}  # what 'before' saw, for 'after'
 
 
-def _on_timeout(fname):
+def _on_timeout(fname, limit, source):
     def handler(signum, frame):
         raise TimeoutError(
-            f"recipe {fname} still running after {_settings['timeout']} s "
-            "(recipe_timeout in conf.py); stopped"
+            f"recipe {fname} still running after {limit} s (recipe_timeout in {source}); stopped"
         )
 
     return handler
+
+
+def _time_limit(text, source):
+    """(seconds, where they are set): the recipe's own limit where its source sets one."""
+    own = upstream.gallery_file_config(text).get("recipe_timeout")
+    if own is None:
+        return int(_settings["timeout"]), "conf.py"
+    if type(own) is not int or own < 1:
+        line = next(n for n, t in enumerate(text.splitlines(), 1) if "sphinx_gallery_recipe_timeout" in t)
+        logger.warning(
+            "sphinx_gallery_recipe_timeout must be a whole number of seconds, not %r; conf.py's is used",
+            own,
+            location=f"{source.resolve()}:{line}",
+        )
+        return int(_settings["timeout"]), "conf.py"
+    return own, f"{source.name} itself"
 
 
 def _recipe_path(gallery_conf, fname):
@@ -73,10 +89,12 @@ def _before(gallery_conf, fname):
     from autograd_recipes.publish import checkout_writes
 
     source = Path(gallery_conf["src_dir"]) / gallery_conf["examples_dirs"] / fname
-    problem = shown_code.recipe_problem(source.read_text(encoding="utf-8"))
+    text = source.read_text(encoding="utf-8")
+    limit, limit_source = _time_limit(text, source)
+    problem = shown_code.recipe_problem(text)
     if problem:  # named here: sphinx-gallery's own check says neither file nor line
         number, what = problem
-        logger.warning("hidden lines: %s", what, location=(str(source), number))
+        logger.warning("hidden lines: %s", what, location=f"{source.resolve()}:{number}")
     torch.manual_seed(0)
     _run.update(
         state=torch_state.snapshot(),
@@ -84,9 +102,9 @@ def _before(gallery_conf, fname):
         files=checkout_writes.snapshot(source.parent),
     )
     breadcrumb.enter("recipe", _recipe_path(gallery_conf, fname))
-    signal.signal(signal.SIGALRM, _on_timeout(Path(fname).name))
-    signal.alarm(int(_settings["timeout"]))
-    faulthandler.dump_traceback_later(_settings["timeout"] + WATCHDOG_GRACE, exit=True)
+    signal.signal(signal.SIGALRM, _on_timeout(Path(fname).name, limit, limit_source))
+    signal.alarm(limit)
+    faulthandler.dump_traceback_later(limit + WATCHDOG_GRACE, exit=True)
 
 
 def _after(gallery_conf, fname):
