@@ -115,6 +115,9 @@ sphinx_gallery_conf = {
     "filename_pattern": "/" + RECIPE_PREFIX,
     "ignore_pattern": r"__init__\.py|^autograd_graph\.py$",  # the recipes' drawing helper, not a recipe
     "within_subsection_order": "FileNameSortKey",
+    # a section (recipes/field/ with its README.rst) is a heading of the one gallery page,
+    # not a page of its own
+    "nested_sections": False,
     "download_all_examples": False,
     "show_signature": False,
     # a recipe's own settings (# sphinx_gallery_recipe_timeout = 5) stay off its page

@@ -17,8 +17,9 @@ from conftest import JOBS, LANGUAGES
 from copy_paste import normalized, page_blocks, run_pages
 
 from autograd_recipes.evidence import matrix_data
+from autograd_recipes.project import PROJECT
 
-PAGES = [f"recipes/{p.stem}.html" for p in matrix_data.recipe_paths()] + [
+PAGES = [f"{PROJECT.recipe_docname(p)}.html" for p in matrix_data.recipe_paths()] + [
     f"{p.stem}.html" for p in matrix_data.notebook_paths()
 ]
 

@@ -10,6 +10,8 @@ import pytest
 from browser_pass import skip_without_chromium
 from conftest import LANGUAGES, RECIPES, ROOT
 
+from autograd_recipes.project import PROJECT
+
 skip_without_chromium(allow_module_level=True)
 
 
@@ -26,10 +28,10 @@ def phone(served_site, chromium):
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-@pytest.mark.parametrize("recipe", [p.stem for p in RECIPES])
+@pytest.mark.parametrize("recipe", [PROJECT.recipe_docname(p) for p in RECIPES])
 def test_first_screen_shows_the_lede_and_the_first_case(phone, recipe, lang):
     base, page = phone
-    page.goto(f"{base}{lang}/recipes/{recipe}.html")
+    page.goto(f"{base}{lang}/{recipe}.html")
     where = page.evaluate(
         """() => {
             const article = document.querySelector('article[role=main]');

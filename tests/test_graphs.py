@@ -17,6 +17,7 @@ import torch
 from conftest import JOBS, LANGUAGES, RECIPES, ROOT
 
 from autograd_recipes.pages.graph_figures import drawer
+from autograd_recipes.project import PROJECT
 from autograd_recipes.publish.bench import first_visit_bytes
 
 ag = drawer()  # recipes/autograd_graph.py, the module the recipes and the build import
@@ -267,7 +268,9 @@ def figures(page):
     return re.findall(r'<figure class="autograd-graph">(.*?)</figure>', page, re.S)
 
 
-PAGES = [(f"recipes/{r.stem}.html", r) for r in RECIPES] + [(f"{n}.html", p) for n, p in NOTEBOOKS.items()]
+PAGES = [(f"{PROJECT.recipe_docname(r)}.html", r) for r in RECIPES] + [
+    (f"{n}.html", p) for n, p in NOTEBOOKS.items()
+]
 
 
 def svg_texts(figure, tags):
@@ -347,7 +350,7 @@ def test_recipe_pages_with_their_pictures_stay_within_the_page_budget(built_site
     project, code, output = built_site
     assert code == 0, output
     html = project / "build" / "html" / lang
-    weights = {r.stem: first_visit_bytes(html, f"recipes/{r.stem}.html")[0] for r in RECIPES}
+    weights = {r.stem: first_visit_bytes(html, f"{PROJECT.recipe_docname(r)}.html")[0] for r in RECIPES}
     assert max(weights.values()) <= PAGE_BUDGET, weights
 
 

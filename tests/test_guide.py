@@ -6,6 +6,8 @@ import pytest
 import torch
 from conftest import RECIPES, ROOT
 
+from autograd_recipes.project import PROJECT
+
 GUIDE = ROOT / "docs" / "no_grad_guide.md"
 
 
@@ -231,8 +233,8 @@ def test_build_report_lists_every_executed_page(built_site):
     page = (project / "build/html/en/build_report.html").read_text(encoding="utf-8")
     rows = re.findall(r"<tr class=\"row-(?:odd|even)\">(.*?)</tr>", page, re.S)
     names = [re.search(r'href="([^"#]+)\.html', r).group(1) for r in rows if "href=" in r]
-    recipes = [p.stem for p in RECIPES]
-    assert sorted(names) == sorted(["inplace_overview", "no_grad_guide"] + [f"recipes/{r}" for r in recipes])
+    recipes = [PROJECT.recipe_docname(p) for p in RECIPES]
+    assert sorted(names) == sorted(["inplace_overview", "no_grad_guide", *recipes])
     guide_row = next(r for r in rows if "no_grad_guide" in r)
     seconds = re.search(r'class="measured">([\d.]+) (m?s)<', guide_row)
     assert seconds, guide_row

@@ -22,6 +22,7 @@ from conftest import JOBS, ROOT
 from autograd_recipes import theme
 from autograd_recipes.evidence import claims_ledger, matrix_data, matrix_html, matrix_runner, torch_matrix
 from autograd_recipes.i18n import first_gloss
+from autograd_recipes.project import PROJECT
 
 CLAIMS = claims_ledger.load()
 HASHES = matrix_data.current_hashes()
@@ -524,7 +525,7 @@ def test_built_pages_carry_the_matrix(built_site, lang):
     assert 'class="torch-matrix-evidence"' in versions
     assert len(versions.encode("utf-8")) < 250_000  # one copy of the evidence per cell made it 435 KB
     assert 'class="torch-matrix-summary"' in (html / "index.html").read_text(encoding="utf-8")
-    pages = [f"recipes/{p.stem}.html" for p in matrix_data.recipe_paths()]
+    pages = [f"{PROJECT.recipe_docname(p)}.html" for p in matrix_data.recipe_paths()]
     for page in pages + [f"{p.stem}.html" for p in matrix_data.notebook_paths()]:
         text = (html / page).read_text(encoding="utf-8")
         assert text.count('class="torch-versions-line"') == 1, page

@@ -61,7 +61,7 @@ def test_every_page_has_one_plain_description_in_its_language(built_site, lang):
     project, code, output = built_site
     assert code == 0, output
     site = pages(project, lang)
-    assert {"index", "claims", "no_grad_guide", f"recipes/{RECIPES[0].stem}", "search"} <= set(site)
+    assert {"index", "claims", "no_grad_guide", PROJECT.recipe_docname(RECIPES[0]), "search"} <= set(site)
     for name, page in site.items():
         found = DESCRIPTION.findall(page)
         assert len(found) == 1, f"{lang}/{name}: {len(found)} meta descriptions"
@@ -79,7 +79,7 @@ def test_description_is_the_pages_first_paragraph_cut_on_a_boundary(built_site, 
     explicit = explicit_descriptions()
     checked = [n for n in site if n not in explicit and n not in {"search", "genindex"}]
     # the landing and gallery pages have their own (explicit) descriptions
-    assert {"no_grad_guide", "inplace_overview", *(f"recipes/{r.stem}" for r in RECIPES)} <= set(checked)
+    assert {"no_grad_guide", "inplace_overview", *PROJECT.recipe_docnames()} <= set(checked)
     for name in checked:
         description = meta(site[name], "og:description")
         paragraph = first_paragraph(site[name])
@@ -91,7 +91,7 @@ def test_description_is_the_pages_first_paragraph_cut_on_a_boundary(built_site, 
             assert paragraph == description or paragraph.startswith(description + " "), name
             assert description[-1] in ".!?", f"{lang}/{name}: {description!r}"
     # control: a page's description is not another page's first paragraph
-    first, second = (f"recipes/{r.stem}" for r in RECIPES[:2])
+    first, second = PROJECT.recipe_docnames()[:2]
     assert not first_paragraph(site[second]).startswith(meta(site[first], "og:description").rstrip("…"))
 
 
@@ -117,7 +117,7 @@ def test_titles_in_link_previews_are_text(built_site, lang):
     project, code, output = built_site
     site = pages(project, lang)
     for recipe in RECIPES:
-        page = site[f"recipes/{recipe.stem}"]
+        page = site[PROJECT.recipe_docname(recipe)]
         heading = text(re.search(r"<h1>(.*?)<a class=\"headerlink\"", page, re.S).group(1))
         assert meta(page, "og:title") == f"{heading} - Autograd Recipes"
         assert "<code" not in meta(page, "og:title") and "<code" in page  # the page's title has markup

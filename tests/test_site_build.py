@@ -12,6 +12,8 @@ import pytest
 from conftest import EPOCH_2024, JOBS, LANGUAGES, RECIPES, ROOT, background_build
 from tiny import RECIPES as TINY_RECIPES
 
+from autograd_recipes.project import PROJECT
+
 
 def html(project, page, lang="en"):
     return (project / "build" / "html" / lang / page).read_text(encoding="utf-8")
@@ -84,7 +86,7 @@ def test_every_page_has_one_viewport_tag(built_site):
 def test_recipe_page_has_run_output_runtime_and_downloads(built_site, recipe):
     project, code, output = built_site
     assert code == 0, output
-    page = html(project, f"recipes/{recipe.stem}.html")
+    page = html(project, f"{PROJECT.recipe_docname(recipe)}.html")
     # output blocks captured from the build's own run
     outputs = re.findall(r'<div class="sphx-glr-script-out.*?<pre>(.*?)</pre>', page, re.S)
     assert outputs, "no captured output"
@@ -135,7 +137,7 @@ def lede(recipe, lang):
     english = " ".join(ast.get_docstring(ast.parse(recipe.read_text())).split("\n\n")[1].split())
     if lang == "en":
         return english
-    catalog = polib.pofile(str(ROOT / f"locales/{lang}/LC_MESSAGES/recipes/{recipe.stem}.po"))
+    catalog = polib.pofile(str(ROOT / f"locales/{lang}/LC_MESSAGES/{PROJECT.recipe_docname(recipe)}.po"))
     from autograd_recipes.i18n.first_gloss import GLOSS  # the landing page drops the recipe page's glosses
 
     return GLOSS.sub("", catalog.find(english).msgstr)
@@ -149,7 +151,7 @@ def test_landing_page_lists_every_recipe_with_its_lede(built_site, lang):
     text = text.translate(str.maketrans("“”’", '""\''))  # Sphinx's smart quotes
     assert 'href="inplace_overview.html"' in page
     for recipe in RECIPES:
-        assert f'href="recipes/{recipe.stem}.html"' in page
+        assert f'href="{PROJECT.recipe_docname(recipe)}.html"' in page
         words = " ".join(re.sub(r"``|\\ ", "", lede(recipe, lang)).split())
         assert words in text, f"{lang}: the lede of {recipe.name} is not on the landing page: {words!r}"
 
@@ -424,7 +426,9 @@ def test_a_removed_recipe_leaves_no_generated_file(removed_recipe_build):
     project, output = removed_recipe_build.project, removed_recipe_build.output
     left = sorted(p.name for p in (project / "docs" / "recipes").rglob(f"*{REMOVED}*"))
     assert left == [], left
-    assert f"docs/recipes/{REMOVED}.rst: generated from recipes/{REMOVED}.py, which is gone" in output
+    assert (
+        f"docs/recipes/{REMOVED}.rst: generated from a recipes/ script {REMOVED}.py, which is gone" in output
+    )
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

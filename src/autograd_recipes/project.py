@@ -83,17 +83,37 @@ class Project:
         dirs = self.config["sphinx_gallery_conf"]["gallery_dirs"]
         return dirs if isinstance(dirs, str) else dirs[0]
 
+    def sections(self, recipes_dir=None):
+        """The gallery's sections, in its order: the recipes' folder, then each subfolder that
+        has a header file (sphinx-gallery's subsections), by name."""
+        folder = Path(recipes_dir or self.recipes_dir)
+        return [folder, *sorted(p for p in folder.iterdir() if p.is_dir() and self.gallery_header(p))]
+
     def recipes(self, recipes_dir=None):
-        """The recipes' scripts, in the gallery's order (by file name)."""
-        return sorted(Path(recipes_dir or self.recipes_dir).glob(f"{self.recipe_prefix}*.py"))
+        """The recipes' scripts, in the gallery's order (section by section, by file name)."""
+        return [r for s in self.sections(recipes_dir) for r in sorted(s.glob(f"{self.recipe_prefix}*.py"))]
+
+    def recipe_docname(self, recipe, recipes_dir=None):
+        """The page's docname of a recipe's script: ``recipes/plot_01_x``, ``recipes/field/plot_08_y``."""
+        relative = Path(recipe).relative_to(Path(recipes_dir or self.recipes_dir)).with_suffix("")
+        return f"{self.gallery_dir}/{relative.as_posix()}"
+
+    def recipe_named(self, name, recipes_dir=None):
+        """The script of the recipe file called ``name`` (sphinx-gallery names a recipe by its
+        file name alone), in whichever section it is."""
+        return next(p for p in self.recipes(recipes_dir) if p.name == name)
 
     def gallery_header(self, recipes_dir=None):
         """The file sphinx-gallery makes the gallery's index page from (the first it finds), or None."""
         folder = Path(recipes_dir or self.recipes_dir)
         return next((folder / n for n in GALLERY_HEADERS if (folder / n).is_file()), None)
 
+    def recipe_page(self, stem):
+        """The docname of the recipe whose script is ``<stem>.py`` (the matrix names recipes so)."""
+        return self.recipe_docname(next(p for p in self.recipes() if p.stem == stem))
+
     def recipe_docnames(self):
-        return [f"{self.gallery_dir}/{p.stem}" for p in self.recipes()]
+        return [self.recipe_docname(p) for p in self.recipes()]
 
     def notebooks(self, docs_dir=None):
         """The pages of docs/ that myst-nb executes."""

@@ -43,14 +43,23 @@ def gallery_file_config(text):
 
 
 def gallery_md5_file(gallery_conf, fname):
-    """sphinx-gallery skips an example whose ``<gallery dir>/<name>.py.md5`` matches its
+    """sphinx-gallery skips an example whose ``<its page's folder>/<name>.py.md5`` matches its
     source (gen_rst.md5sum_is_current); removing the file makes the next build run it."""
-    return Path(gallery_conf["src_dir"]) / PROJECT.gallery_dir / f"{fname}.md5"
+    recipes = Path(gallery_conf["src_dir"]) / gallery_conf["examples_dirs"]
+    docname = PROJECT.recipe_docname(PROJECT.recipe_named(fname, recipes), recipes)
+    return Path(gallery_conf["src_dir"]) / f"{docname}.py.md5"
+
+
+def gallery_section_folders(gallery):
+    """Where sphinx-gallery writes the files of a generated gallery's examples: the folder of
+    each section (the gallery's own, a subfolder per subsection), each with its image folders."""
+    sections = [Path(gallery) / s.relative_to(PROJECT.recipes_dir) for s in PROJECT.sections()]
+    return [f for s in sections for f in (s, *(s / i for i in GALLERY_IMAGE_FOLDERS))]
 
 
 def gallery_md5_files(gallery_dir):
-    """Every example's md5 file in a generated gallery folder."""
-    return sorted(Path(gallery_dir).glob("*.py.md5"))
+    """Every example's md5 file in a generated gallery folder, section by section."""
+    return [p for folder in gallery_section_folders(gallery_dir) for p in sorted(folder.glob("*.py.md5"))]
 
 
 def gallery_cost_file(srcdir, docname):

@@ -141,7 +141,9 @@ def current_hashes(ledger=claims_ledger.LEDGER, recipes_dir=RECIPES_DIR, docs_di
 
 def source_path(kind, name, recipes_dir=RECIPES_DIR, docs_dir=DOCS):
     """The file a recipe's or a notebook's results come from."""
-    return Path(recipes_dir) / f"{name}.py" if kind == "recipes" else Path(docs_dir) / f"{name}.md"
+    if kind == "recipes":
+        return next(p for p in recipe_paths(recipes_dir) if p.stem == name)
+    return Path(docs_dir) / f"{name}.md"
 
 
 def _trees(kind, path):

@@ -14,6 +14,7 @@ from docutils import nodes
 from sphinx.locale import _
 
 from autograd_recipes.evidence import claims, matrix_data
+from autograd_recipes.project import PROJECT
 
 VERSIONS_DOC = "versions"
 EVIDENCE_CHARS = 1500
@@ -33,7 +34,7 @@ def _labels():
 
 def page_of(kind, name):
     """The docname of a recipe's or a notebook's page."""
-    return f"recipes/{name}" if kind == "recipes" else name
+    return PROJECT.recipe_page(name) if kind == "recipes" else name
 
 
 def _row_label(state, kind, name, builder, docname, env, classes=""):

@@ -30,7 +30,7 @@ from sphinx.util import logging
 
 from autograd_recipes import upstream
 from autograd_recipes.execution import breadcrumb
-from autograd_recipes.project import EXECUTION_LOG_VARIABLE
+from autograd_recipes.project import EXECUTION_LOG_VARIABLE, PROJECT
 
 logger = logging.getLogger(__name__)
 WATCHDOG_GRACE = 10  # seconds after recipe_timeout before the process is ended
@@ -64,8 +64,13 @@ def _time_limit(text, source):
     return own, f"{source.name} itself"
 
 
+def _source(gallery_conf, fname):
+    """The recipe's script: sphinx-gallery names it by file name alone, in any section."""
+    return PROJECT.recipe_named(fname, Path(gallery_conf["src_dir"]) / gallery_conf["examples_dirs"])
+
+
 def _recipe_path(gallery_conf, fname):
-    source = Path(gallery_conf["src_dir"]) / gallery_conf["examples_dirs"] / fname
+    source = _source(gallery_conf, fname)
     return os.path.relpath(source.resolve(), Path(gallery_conf["src_dir"]).resolve().parent)
 
 
@@ -88,7 +93,7 @@ def _before(gallery_conf, fname):
     from autograd_recipes.pages import shown_code
     from autograd_recipes.publish import checkout_writes
 
-    source = Path(gallery_conf["src_dir"]) / gallery_conf["examples_dirs"] / fname
+    source = _source(gallery_conf, fname)
     text = source.read_text(encoding="utf-8")
     limit, limit_source = _time_limit(text, source)
     problem = shown_code.recipe_problem(text)
@@ -124,7 +129,7 @@ def _after(gallery_conf, fname):
             f"it left {len(threads)} thread(s) running ({', '.join(threads)}): "
             "join them before the recipe ends"
         )
-    folder = (Path(gallery_conf["src_dir"]) / gallery_conf["examples_dirs"] / fname).parent
+    folder = _source(gallery_conf, fname).parent
     after = checkout_writes.snapshot(folder)
     written = checkout_writes.changes(_run["files"], after)
     for name in after.keys() - _run["files"].keys():  # the checkout stays clean
@@ -166,7 +171,7 @@ def _check_recipe_names(app, config):
     # Spaces in the checkout's path are fine (conf.py silences sphinx-gallery's check,
     # which looks at whole paths); spaces in a recipe's own name would break its links.
     recipes = Path(app.srcdir) / config.sphinx_gallery_conf["examples_dirs"]
-    for recipe in sorted(recipes.glob("*.py")):
+    for recipe in sorted(recipes.glob("**/*.py")):
         if " " in recipe.name:
             logger.warning("%s: recipe file names must not contain spaces", recipe)
 

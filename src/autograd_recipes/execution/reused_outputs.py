@@ -42,7 +42,7 @@ def gallery_outputs(gallery):
     """{path relative to the gallery folder: digest} of every file a recipe's run made
     there (its page, downloads, images, cost), by recipe stem; the .md5 is the source's."""
     found = {}
-    for folder in (gallery, *(gallery / f for f in upstream.GALLERY_IMAGE_FOLDERS)):
+    for folder in upstream.gallery_section_folders(gallery):
         for path in sorted(folder.iterdir()) if folder.is_dir() else ():
             stem = upstream.gallery_file_stem(path.name, PROJECT.recipe_prefix)
             if path.is_file() and stem and not path.name.endswith(".md5"):

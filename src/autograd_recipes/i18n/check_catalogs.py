@@ -128,7 +128,7 @@ def document_names(root):
     """The documents Sphinx builds, named as their catalogs are (docs/x.md -> x)."""
     names = {p.stem for p in (root / "docs").glob("*") if p.suffix in {".rst", ".md"}}
     recipes, gallery = root / PROJECT.recipes_dir.relative_to(PROJECT.root), PROJECT.gallery_dir
-    names |= {f"{gallery}/{p.stem}" for p in PROJECT.recipes(recipes)}
+    names |= {PROJECT.recipe_docname(p, recipes) for p in PROJECT.recipes(recipes)}
     if PROJECT.gallery_header(recipes):
         names.add(f"{gallery}/index")  # sphinx-gallery's index page, made from the header
     return names

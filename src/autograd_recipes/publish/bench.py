@@ -189,7 +189,9 @@ def main():
         )
         # every recipe page, each with its graph pictures, not only the page type's example
         recipe_weights = {
-            (lang, r.stem): first_visit_bytes(html / lang, f"recipes/{r.stem}.html")[0]
+            (lang, PROJECT.recipe_docname(r)): first_visit_bytes(
+                html / lang, f"{PROJECT.recipe_docname(r)}.html"
+            )[0]
             for lang in LANGUAGES
             for r in RECIPES
         }
@@ -197,7 +199,7 @@ def main():
         budget(
             "recipe page first visit <= 250 KB of HTML, CSS and JS",
             heaviest <= 250 * 1024,
-            f"heaviest {heaviest / 1024:.1f} KB ({lang}/recipes/{name}.html)",
+            f"heaviest {heaviest / 1024:.1f} KB ({lang}/{name}.html)",
         )
         runs = page_seconds(html / source / "build_report.html")
         longest = max(runs, key=runs.get)

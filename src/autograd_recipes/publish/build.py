@@ -449,8 +449,7 @@ def page_source(page):
     docs/), or None (a stylesheet, a page Sphinx makes)."""
     doc = page.with_suffix("").as_posix()
     if doc.startswith(f"{PROJECT.gallery_dir}/"):
-        recipe = PROJECT.recipes_dir / f"{page.stem}.py"
-        return recipe if recipe.is_file() else None
+        return next((r for r in PROJECT.recipes() if PROJECT.recipe_docname(r) == doc), None)
     return next((p for p in sorted(PROJECT.docs.glob(f"{doc}.*")) if p.suffix in {".rst", ".md"}), None)
 
 

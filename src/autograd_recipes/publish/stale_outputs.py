@@ -27,10 +27,9 @@ def _removed(path, why):
 def generated_leftovers(gallery, recipes, prefix):
     """The files of a generated gallery folder made from recipes that no longer exist."""
     stems = {p.stem for p in recipes}
-    folders = [gallery, *(gallery / f for f in upstream.GALLERY_IMAGE_FOLDERS)]
     return sorted(
         path
-        for folder in folders
+        for folder in upstream.gallery_section_folders(gallery)
         if folder.is_dir()
         for path in folder.iterdir()
         if path.is_file() and (stem := upstream.gallery_file_stem(path.name, prefix)) and stem not in stems
@@ -42,7 +41,7 @@ def remove_generated_leftovers(app, config):
     recipes_dir = PROJECT.recipes_dir.relative_to(PROJECT.root).as_posix()
     for path in generated_leftovers(gallery, PROJECT.recipes(), PROJECT.recipe_prefix):
         stem = upstream.gallery_file_stem(path.name, PROJECT.recipe_prefix)
-        _removed(path, f"generated from {recipes_dir}/{stem}.py, which is gone")
+        _removed(path, f"generated from a {recipes_dir}/ script {stem}.py, which is gone")
 
 
 def output_leftovers(outdir, docnames, suffixes, downloads, images):
