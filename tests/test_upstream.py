@@ -17,7 +17,8 @@ def test_sphinx_gallery_keeps_an_md5_file_per_run_example(built_site):
     assert [p.name for p in upstream.gallery_md5_files(gallery)] == [f"{r.name}.md5" for r in RECIPES], (
         "sphinx-gallery no longer writes <gallery>/<name>.py.md5"
     )
-    conf = {"src_dir": str(built_site[0] / "docs")}  # gallery_md5_file reads only this of it
+    examples_dirs = PROJECT.config["sphinx_gallery_conf"]["examples_dirs"]
+    conf = {"src_dir": str(built_site[0] / "docs"), "examples_dirs": examples_dirs}  # all it reads
     assert upstream.gallery_md5_file(conf, RECIPES[0].name).is_file()
 
 

@@ -87,7 +87,8 @@ class Project:
         """The gallery's sections, in its order: the recipes' folder, then each subfolder that
         has a header file (sphinx-gallery's subsections), by name."""
         folder = Path(recipes_dir or self.recipes_dir)
-        return [folder, *sorted(p for p in folder.iterdir() if p.is_dir() and self.gallery_header(p))]
+        subfolders = folder.iterdir() if folder.is_dir() else ()
+        return [folder, *sorted(p for p in subfolders if p.is_dir() and self.gallery_header(p))]
 
     def recipes(self, recipes_dir=None):
         """The recipes' scripts, in the gallery's order (section by section, by file name)."""
