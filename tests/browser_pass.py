@@ -50,15 +50,16 @@ KOREAN_SEARCH = "ko/search.html?q=텐서"
 
 # Every text node and accessible name a Korean reader sees or hears, outside code and
 # output (tests/test_korean_ui.py decides which of them are English UI).
-SCAN = """() => {
+SCAN = r"""() => {
   const skip = "pre, code, .highlight, .output, .cell_output, .measured, math, script, style, noscript,"
     + " .claim-evidence, .claim-section, [lang=en], .sphx-glr-script-out, .search .context,"
     + " svg.ag text:not(.ag-tag)";  // a graph picture's torch names and versions; its words are checked
   const out = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const thread = /^[\w.-]+\/[\w.-]+#\d+$/;  // a public thread's name (owner/repository#number)
   while (walker.nextNode()) {
-    const el = walker.currentNode.parentElement;
-    if (el && !el.closest(skip) && walker.currentNode.textContent.trim()) out.push(walker.currentNode.textContent);
+    const el = walker.currentNode.parentElement, text = walker.currentNode.textContent.trim();
+    if (el && !el.closest(skip) && text && !thread.test(text)) out.push(walker.currentNode.textContent);
   }
   for (const el of document.querySelectorAll("[aria-label], [alt], [data-tooltip], svg title"))
     out.push(el.getAttribute("aria-label") || el.getAttribute("alt") || el.getAttribute("data-tooltip")

@@ -17,6 +17,7 @@ from autograd_recipes.project import EXECUTION_LOG_VARIABLE, PROJECT
 ROOT = PROJECT.root
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 RECIPES = PROJECT.recipes()
+FIELD_RECIPES = [r for r in RECIPES if r.parent != PROJECT.recipes_dir]  # the gallery's second section
 CONF = PROJECT.config  # as the builds read it, in the same environment
 LANGUAGES = PROJECT.languages  # the source first
 SITE_URL = CONF["site_url"].rstrip("/") + "/"  # where the pages say they are published

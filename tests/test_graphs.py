@@ -14,7 +14,7 @@ import textwrap
 import background
 import pytest
 import torch
-from conftest import JOBS, LANGUAGES, RECIPES, ROOT
+from conftest import FIELD_RECIPES, JOBS, LANGUAGES, RECIPES, ROOT
 
 from autograd_recipes.pages.graph_figures import drawer
 from autograd_recipes.project import PROJECT
@@ -294,7 +294,7 @@ def test_every_page_has_its_graphs_with_a_text_alternative_in_its_language(built
     }
     found = {lang: figures(page) for lang, page in pages.items()}
     source_lang = LANGUAGES[0]
-    assert calls(source) >= 2 and all(len(f) == calls(source) for f in found.values()), page_path
+    assert calls(source) >= 1 and all(len(f) == calls(source) for f in found.values()), page_path
     failing = []
     for n, english in enumerate(found[source_lang], 1):
         failing.append(bool(re.search(r"v\d+\u2192v\d+|ag-refused", english)))
@@ -322,7 +322,12 @@ def test_every_page_has_its_graphs_with_a_text_alternative_in_its_language(built
                 assert all(HANGUL.search(t) for t in tags) and len(tags) == len(
                     svg_texts(english, tags=True)
                 ), tags
-    assert any(failing) and not all(failing), "a failing case and a safe one"
+    # the article's recipes and the notebooks draw a failing case and a safe one; a field recipe
+    # whose pitfall is no saved tensor or leaf write (a hook's view, a thread's grad mode) draws
+    # its graphs without a failing mark, and one whose pitfall is, draws a safe case beside it
+    assert not all(failing), "a safe case"
+    if source not in FIELD_RECIPES:
+        assert any(failing), "a failing case"
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -338,9 +343,15 @@ def test_gallery_shows_one_distinct_graph_thumbnail_per_recipe(built_site, lang)
     assert [t.name for t in thumbnails] == [f"sphx_glr_{r.stem}_thumb.svg" for r in RECIPES]
     contents = [t.read_text(encoding="utf-8") for t in thumbnails]
     assert len({hashlib.sha256(c.encode()).hexdigest() for c in contents}) == len(RECIPES)
-    for content in contents:
+    for recipe, content in zip(RECIPES, contents):
         assert content.startswith('<svg xmlns="http://www.w3.org/2000/svg"') and "Backward0" in content
-        assert re.search(r"ag-(bad|refused)", content), "the recipe's failing case"
+        page = (project / "build/html" / LANGUAGES[0] / f"{PROJECT.recipe_docname(recipe)}.html").read_text(
+            encoding="utf-8"
+        )
+        drawn = figures(page)
+        # the recipe's first failing case, or its first picture where it draws none
+        shows_failing = any(re.search(r"v\d+\u2192v\d+|ag-refused", f) for f in drawn)
+        assert bool(re.search(r"ag-(bad|refused)", content)) == shows_failing, recipe.stem
         # the same file on every language's gallery: no words of ours in it
         assert not HANGUL.search(content) and not any(w in content for w in ("in-place write", "freed"))
 

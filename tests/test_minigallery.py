@@ -9,6 +9,8 @@ import re
 import pytest
 from conftest import LANGUAGES, RECIPES, ROOT
 
+from autograd_recipes.project import PROJECT
+
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
@@ -74,18 +76,20 @@ def test_minigallery_links_exactly_the_recipes_that_use_the_name(built_site, lan
     html = (project / "build/html" / lang / f"{page}.html").read_text(encoding="utf-8")
     section = card_section(html, name)
     assert section, f"{lang}/{page}: no cards under a heading naming {name}"
-    linked = re.findall(r'class="sphx-glr-thumbcontainer".*?href="recipes/(plot_\w+)\.html"', section, re.S)
-    users = [r.stem for r in RECIPES if uses(r, name)]
+    linked = re.findall(
+        r'class="sphx-glr-thumbcontainer".*?href="recipes/((?:\w+/)?plot_\w+)\.html"', section, re.S
+    )
+    users = [PROJECT.recipe_docname(r).removeprefix("recipes/") for r in RECIPES if uses(r, name)]
     assert users and linked == users, f"{lang}/{page}: {name}"
-    for stem in linked:
-        assert (project / "build/html" / lang / "recipes" / f"{stem}.html").is_file()
+    for path in linked:
+        assert (project / "build/html" / lang / "recipes" / f"{path}.html").is_file()
     if name == "torch.no_grad":  # control: a recipe that does not use it is not there
         assert "plot_03_clone_before_inplace" in [r.stem for r in RECIPES]
         assert "plot_03_clone_before_inplace" not in linked
 
 
 CARD = re.compile(
-    r'href="recipes/(plot_\w+)\.html".*?sphx-glr-thumbnail-title">([^<]*)<.*?'
+    r'href="recipes/((?:\w+/)?plot_\w+)\.html".*?sphx-glr-thumbnail-title">([^<]*)<.*?'
     r'sphx-glr-thumbnail-description">([^<]*)<',
     re.S,
 )
@@ -158,11 +162,13 @@ def test_cards_describe_their_recipes_in_text_not_in_a_tooltip(built_site, lang)
     assert with_tooltip == []
     index = (site / "recipes/index.html").read_text(encoding="utf-8")
     cards = re.findall(
-        r'class="sphx-glr-thumbcontainer".*?href="(plot_\w+)\.html".*?sphx-glr-thumbnail-description">([^<]*)<',
+        r'class="sphx-glr-thumbcontainer".*?href="((?:\w+/)?plot_\w+)\.html".*?sphx-glr-thumbnail-description">([^<]*)<',
         index,
         re.S,
     )
-    assert [stem for stem, _ in cards] == [r.stem for r in RECIPES]
+    assert [path for path, _ in cards] == [
+        PROJECT.recipe_docname(r).removeprefix("recipes/") for r in RECIPES
+    ]
     for stem, description in cards:
         text = html_text.unescape(description)
         assert len(text) > 20 and bool(HANGUL.search(text)) == (lang != "en"), f"{lang}: {stem}: {text!r}"

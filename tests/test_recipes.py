@@ -9,10 +9,10 @@ import sys
 
 import background
 import pytest
-from conftest import JOBS, RECIPES, ROOT
+from conftest import FIELD_RECIPES, JOBS, RECIPES, ROOT
 
 # recipes/autograd_graph.py: the pictures' drawer; a recipe runs without it
-from autograd_recipes.project import DRAWER
+from autograd_recipes.project import DRAWER, PROJECT
 
 
 def test_recipes_are_numbered_in_order():
@@ -101,8 +101,8 @@ def test_a_recipe_copied_alone_runs_without_the_drawer(alone_runs):
 # One interpreter imports torch (all a recipe may import besides the standard library),
 # then forks a child per recipe that runs it as ``python recipe.py`` would: as __main__,
 # with fresh globals, argv = [its path], from an unrelated working directory, and the
-# drawer beside it importable (loaded from that folder under its module name, as the build
-# loads it). Forking saves each recipe the seconds of importing torch again.
+# drawer importable (recipes/autograd_graph.py, loaded under its module name, as the build
+# loads it for the recipes of every section). Forking saves each recipe the seconds of importing torch again.
 RUNNER = """
 import importlib.util
 import json
@@ -113,13 +113,13 @@ import traceback
 import torch
 
 results = {}
-for path, out in zip(sys.argv[1::2], sys.argv[2::2]):
+drawer = sys.argv[1]
+for path, out in zip(sys.argv[2::2], sys.argv[3::2]):
     pid = os.fork()
     if pid == 0:
         with open(out + ".stdout", "w") as stdout, open(out + ".stderr", "w") as stderr:
             os.dup2(stdout.fileno(), 1), os.dup2(stderr.fileno(), 2)
         sys.argv = [path]
-        drawer = os.path.join(os.path.dirname(path), "DRAWER.py")
         spec = importlib.util.spec_from_file_location("DRAWER", drawer)
         sys.modules["DRAWER"] = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(sys.modules["DRAWER"])
@@ -139,7 +139,8 @@ print(json.dumps(results))
 
 
 def _plain(folder):
-    arguments = [a for recipe in RECIPES for a in (str(recipe), str(folder / recipe.stem))]
+    drawer = PROJECT.recipes_dir / f"{DRAWER}.py"
+    arguments = [str(drawer)] + [a for recipe in RECIPES for a in (str(recipe), str(folder / recipe.stem))]
 
     def work():
         result = subprocess.run(
@@ -178,13 +179,18 @@ def test_recipe_runs_with_plain_python(plain_runs, recipe):
 
 @pytest.mark.parametrize("recipe", RECIPES, ids=lambda p: p.stem)
 def test_recipe_demonstrates_a_pitfall_and_a_checked_fix(recipe):
-    """Each recipe runs at least one failing snippet through expect_error and proves its fix."""
+    """Each recipe runs at least one failing snippet through expect_error and proves its fix; a
+    pitfall that raises nothing (its lede says it happens silently) asserts the wrong result
+    instead, before the fix."""
     source = recipe.read_text()
     tree = ast.parse(source)
     docstring = ast.get_docstring(tree)
     assert docstring and "\n===" in docstring, "module docstring with a title"
-    assert "with expect_error(" in source, "shows a real error"
-    assert "\nassert " in source, "checks the safe version"
+    asserts = sum(isinstance(node, ast.Assert) for node in ast.walk(tree))
+    if "with expect_error(" not in source:
+        assert "silently" in docstring, "shows a real error, or says the pitfall is silent"
+        assert asserts >= 2, "asserts the silent wrong result and the fix"
+    assert asserts, "checks the safe version"
 
 
 def expect_error_source(text):
@@ -199,3 +205,22 @@ def test_every_page_carries_the_same_expect_error():
     for notebook in ("inplace_overview.md", "no_grad_guide.md"):
         copies[notebook] = expect_error_source((ROOT / "docs" / notebook).read_text())
     assert len(set(copies.values())) == 1, copies
+
+
+THREAD = re.compile(r"<https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+>`__")
+
+
+def test_the_field_section_has_its_recipes():
+    """The gallery's second section: the pitfalls people report, after the article's seven."""
+    assert [s.name for s in PROJECT.sections()[1:]] == ["field"]
+    assert len(FIELD_RECIPES) >= 8, [r.name for r in FIELD_RECIPES]
+
+
+@pytest.mark.parametrize("recipe", FIELD_RECIPES, ids=lambda p: p.stem)
+def test_a_field_recipe_links_the_public_threads_where_it_recurs(recipe):
+    """Its last section lists at least two threads of public issue trackers (issues or pull
+    requests), each with the thread's number as its title; the Korean catalog keeps the targets
+    (check_catalogs refuses a translation whose link targets differ)."""
+    last = recipe.read_text().rsplit("# %%\n", 1)[1]
+    assert last.startswith("# Where people report it\n"), last[:80]
+    assert len(THREAD.findall(last)) >= 2, last

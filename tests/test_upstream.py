@@ -5,6 +5,7 @@ upstream.py (and only it) to the package's new behaviour.
 """
 
 import json
+from pathlib import Path
 
 from conftest import RECIPES, ROOT
 
@@ -24,7 +25,7 @@ def test_sphinx_gallery_keeps_an_md5_file_per_run_example(built_site):
 
 def test_sphinx_gallery_caches_each_examples_run_time(built_site):
     for recipe in RECIPES:
-        cost = upstream.gallery_cost_file(built_site[0] / "docs", f"recipes/{recipe.stem}")
+        cost = upstream.gallery_cost_file(built_site[0] / "docs", PROJECT.recipe_docname(recipe))
         assert cost.is_file(), "sphinx-gallery no longer writes <gallery>/<name>.cost.json"
         assert json.loads(cost.read_text())["time"] > 0, "the cost file has no 'time'"
 
@@ -112,7 +113,7 @@ def test_sphinx_gallery_names_each_generated_file_after_its_example(built_site):
     gallery = built_site[0] / "docs" / PROJECT.gallery_dir
     stems = {r.stem for r in RECIPES}
     named = {}
-    for folder in (gallery, *(gallery / f for f in upstream.GALLERY_IMAGE_FOLDERS)):
+    for folder in upstream.gallery_section_folders(gallery):
         for path in folder.iterdir():
             if path.is_file():
                 named[path.relative_to(gallery).as_posix()] = upstream.gallery_file_stem(
@@ -120,9 +121,14 @@ def test_sphinx_gallery_names_each_generated_file_after_its_example(built_site):
                 )
     assert {n for n, stem in named.items() if stem is None} <= {"index.rst", ".execution-environment"}, named
     assert {stem for stem in named.values() if stem} == stems
-    for stem in stems:  # each example's page, its pictures and its thumbnail are found
-        assert named[f"{stem}.rst"] == stem
-        assert named[f"images/thumb/sphx_glr_{stem}_thumb.svg"] == stem, "the thumbnails have another name"
+    for recipe in RECIPES:  # each example's page, its pictures and its thumbnail are found
+        stem, folder = (
+            recipe.stem,
+            Path(PROJECT.recipe_docname(recipe)).parent.relative_to(PROJECT.gallery_dir),
+        )
+        assert named[(folder / f"{stem}.rst").as_posix()] == stem
+        thumbnail = (folder / f"images/thumb/sphx_glr_{stem}_thumb.svg").as_posix()
+        assert named[thumbnail] == stem, "the thumbnails have another name"
 
 
 def test_myst_nb_imports_its_sphinx_part_in_setup():
@@ -138,3 +144,12 @@ def test_myst_nb_imports_its_sphinx_part_in_setup():
     assert absolute and absolute <= set(upstream.SETUP_IMPORTS), (
         f"myst_nb's setup imports {sorted(absolute)} now; name them in upstream.SETUP_IMPORTS"
     )
+
+
+def test_sphinx_gallery_keeps_the_picture_paths_it_handed_out(tmp_path):
+    """graph_figures replaces a recipe's thumbnail once it shows a failing case: the first path."""
+    from sphinx_gallery.scrapers import ImagePathIterator
+
+    images = ImagePathIterator(tmp_path / "sphx_glr_plot_01_x_{0:03}.png")
+    first, second = next(images), next(images)
+    assert upstream.gallery_first_image(images) == first != second

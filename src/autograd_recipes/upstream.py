@@ -50,6 +50,12 @@ def gallery_md5_file(gallery_conf, fname):
     return Path(gallery_conf["src_dir"]) / f"{docname}.py.md5"
 
 
+def gallery_first_image(images):
+    """The first picture path an example's ``ImagePathIterator`` handed out (its ``paths``
+    list, not a documented attribute): sphinx-gallery makes the example's thumbnail from it."""
+    return images.paths[0]
+
+
 def gallery_section_folders(gallery):
     """Where sphinx-gallery writes the files of a generated gallery's examples: the folder of
     each section (the gallery's own, a subfolder per subsection), each with its image folders."""

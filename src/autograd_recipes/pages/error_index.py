@@ -20,10 +20,14 @@ where there is more than one; a message that only other releases gave is an entr
 own, placed on the versions page, which shows it.
 
 The page is written again whenever a recipe, a notebook or the claims page changed (its
-sightings may have) and when the matrix data changes.
+sightings may have) and when the matrix data changes. When it is written, the same entries
+go to ``_static/error-index.js`` (each entry's wordings and the pages that show it), which
+the search page loads: ranked-search.js puts first the pages of the entry a pasted message
+is a copy of, whatever its shapes and node names.
 """
 
 import html
+import json
 import re
 from pathlib import Path
 
@@ -38,6 +42,7 @@ from autograd_recipes.evidence.matrix_html import VERSIONS_DOC
 from autograd_recipes.project import PROJECT, torch_version
 
 ERRORS_DOC = "errors"
+ERROR_INDEX_SCRIPT = "error-index.js"  # in the output's _static/; templates/search.html loads it
 # an exception or a warning shown in output: its class, then its message, to the end of the
 # line or to the " | " between the results of one claim's evidence
 SIGHTING = re.compile(r"(?:^|(?<=[\s(]))([A-Za-z_][\w.]*(?:Error|Warning|Exception)): (.+?)(?= \| |$)", re.M)
@@ -206,6 +211,7 @@ def _fill(app, doctree, docname):
     wordings = claim_wordings(records, release_wordings(records, pinned))
     elsewhere = (VERSIONS_DOC, "") if VERSIONS_DOC in env.found_docs else None
     listed = entries(sightings(env, env.get_doctree), wordings, elsewhere)
+    write_search_data(Path(app.outdir) / "_static" / ERROR_INDEX_SCRIPT, listed)
     for placeholder in placeholders:
         items = nodes.bullet_list(classes=["error-index"])
         for entry in listed:
@@ -237,6 +243,24 @@ def _fill(app, doctree, docname):
                 item += wordings
             items += item
         placeholder.replace_self(items)
+
+
+def search_data(listed):
+    """[{"messages": [each wording, "Kind: message"], "pages": [docnames]}] for the search page:
+    the pages that show each entry's message; for a message only other releases gave (placed on
+    the versions page, whose matrix the search does not index), this page, which lists it."""
+    data = []
+    for entry in listed:
+        messages = [entry["message"], *(m for m in entry["wordings"] if m != entry["message"])]
+        pages = {ERRORS_DOC if doc == VERSIONS_DOC else doc for doc, _ids, _title in entry["places"]}
+        data.append({"messages": [f"{entry['kind']}: {m}" for m in messages], "pages": sorted(pages)})
+    return data
+
+
+def write_search_data(path, listed):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(search_data(listed), ensure_ascii=False, sort_keys=True)
+    path.write_text(f"var ERROR_INDEX = {text};\n", encoding="utf-8")
 
 
 def watched_docnames():

@@ -55,6 +55,12 @@ class AutogradGraph(SphinxDirective):
         return [graph_figure(data=data)]
 
 
+# Whether the thumbnail written for the recipe running now shows a failing case. Module
+# state, as the drawer's PENDING is: sphinx-gallery runs one recipe at a time per process,
+# and reset_pending clears it before each.
+_thumbnail = {"failing": False}
+
+
 def scrape(block, block_vars, gallery_conf):
     """sphinx-gallery scraper: the records of this block, as directives after its output."""
     module = drawer()
@@ -62,9 +68,14 @@ def scrape(block, block_vars, gallery_conf):
     images = block_vars["image_path_iterator"]
     rst = ""
     for data in records:
-        if len(images) == 0 and data["verdict"] in module.FAILING:
-            thumbnail = Path(next(images)).with_suffix(".svg")
+        failing = data["verdict"] in module.FAILING
+        # the thumbnail is the recipe's first failing case; a recipe whose pictures show no
+        # failing case (its pitfall is not a saved tensor or a leaf write) gets its first picture
+        if len(images) == 0 or (failing and not _thumbnail["failing"]):
+            first = Path(next(images) if len(images) == 0 else upstream.gallery_first_image(images))
+            thumbnail = first.with_suffix(".svg")
             thumbnail.write_text(module.svg(data, tags=False, standalone=True), encoding="utf-8")
+            _thumbnail["failing"] = failing
             # an older build's placeholder would be found first (sphinx-gallery looks for .png first)
             stem = Path(block_vars["src_file"]).stem
             stale = thumbnail.parent / upstream.GALLERY_THUMBNAIL.format(stem=stem)
@@ -80,6 +91,7 @@ def reset_pending(gallery_conf, fname, when):
     module = drawer()
     if module.PENDING:
         module.PENDING.clear()
+    _thumbnail["failing"] = False
 
 
 class NotebookGraphs:

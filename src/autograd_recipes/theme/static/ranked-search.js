@@ -14,6 +14,13 @@
  * A query that holds an exception's or a warning's name and message (a pasted traceback:
  * file paths, code lines, then "RuntimeError: ...") is read from its last such name on:
  * the traceback's words are the reader's files, not the problem.
+ *
+ * Many pages show the same kind of message (the version error, with another node's name on
+ * each), so the words alone rank them alike. The errors page's entries (error-index.js:
+ * each message with its wording on each torch release, and the pages that show it) decide:
+ * the entry whose wording the query holds the largest (rarity-weighted) share of, at least
+ * RANKED_SHARE, puts its pages first. A pasted message holds all of its own entry's words
+ * but the shapes and numbers, while another entry's node name or hint is missing from it.
  */
 var RANKED_MIN_WORDS = 4;
 var RANKED_SHARE = 0.6;
@@ -55,6 +62,7 @@ if (typeof Search !== "undefined" && Search.performTermsSearch) {
       files.forEach((file) => weightOf.set(file, (weightOf.get(file) || 0) + weight));
     }
     if (!total) return results;
+    const errorPages = pastedMessagePages(searchTerms, (word) => Math.log(1 + pages / Math.max(1, pagesWith(word).size)));
     const listed = new Set(results.map((result) => result[5]));
     for (const [file, weight] of weightOf) {
       const share = weight / total;
@@ -69,6 +77,53 @@ if (typeof Search !== "undefined" && Search.performTermsSearch) {
         SearchResultKind.text,
       ]);
     }
+    for (const [doc, share] of errorPages) {
+      const file = index.docnames.indexOf(doc);
+      if (file < 0) continue;
+      const score = Scorer.term * (1 + share); // above any page found by its words alone
+      const found = results.find((result) => result[5] === index.filenames[file]);
+      if (found) found[4] = Math.max(found[4], score);
+      else results.push([doc, index.titles[file], "", null, score, index.filenames[file], SearchResultKind.text]);
+    }
     return results;
   };
+}
+
+// The words of a text as the search reads a query's (Sphinx's splitQuery, stop words and stemmer)
+function rankedTerms(text) {
+  const stemmer = new Stemmer();
+  const terms = new Set();
+  for (const word of splitQuery(text.trim())) {
+    const lower = word.toLowerCase();
+    if (stopwords.has(lower) || /^\d+$/.test(lower)) continue;
+    const stem = stemmer.stemWord(lower);
+    if (stem && stem[0] !== "-") terms.add(stem);
+  }
+  return terms;
+}
+
+// [[docname, share]]: the pages of the errors page's entry (or entries, tied) that the
+// query's words are a copy of, with the share of that entry's weighted words it holds
+function pastedMessagePages(searchTerms, weight) {
+  if (typeof ERROR_INDEX === "undefined") return [];
+  let best = 0;
+  let pages = new Set();
+  for (const entry of ERROR_INDEX) {
+    entry.terms = entry.terms || entry.messages.map(rankedTerms);
+    for (const terms of entry.terms) {
+      let held = 0;
+      let all = 0;
+      for (const term of terms) {
+        const w = weight(term);
+        all += w;
+        if (searchTerms.has(term)) held += w;
+      }
+      const share = all ? held / all : 0;
+      if (share > best + 1e-9) {
+        best = share;
+        pages = new Set(entry.pages);
+      } else if (Math.abs(share - best) <= 1e-9) entry.pages.forEach((page) => pages.add(page));
+    }
+  }
+  return best >= RANKED_SHARE ? [...pages].map((page) => [page, best]) : [];
 }

@@ -1,0 +1,161 @@
+"""
+Backward hooks on a model with in-place operations
+==================================================
+
+Saves you from the "is a view and is being modified inplace" error that a
+model with in-place ReLUs raises once a tool hooks one of its layers.
+
+``register_full_backward_hook`` passes a module's inputs and outputs through
+an autograd function that returns them as views. Autograd refuses an in-place
+operation on such a view: the next layer's ``ReLU(inplace=True)``, an
+``out += shortcut`` after the hooked layer, or the hooked module itself being
+an in-place ReLU. Explanation tools register such hooks on your model (the
+threads at the end name SHAP's DeepExplainer and Grad-CAM), so a model that
+trains without error fails there, in its forward pass.
+"""
+
+# %%
+# The pitfall: a hook on a layer before an in-place ReLU
+# ------------------------------------------------------
+# The hook records the gradient that reaches the middle layer's output, as
+# Grad-CAM does for a convolution. Each error on this page is raised when the
+# page is built, and the build checks its type and message (the downloadable
+# script shows how).
+
+# sphinx_gallery_start_ignore
+import contextlib
+
+# sphinx_gallery_end_ignore
+import torch
+
+# sphinx_gallery_start_ignore
+
+
+@contextlib.contextmanager
+def expect_error(kind, text):
+    want = f"expected {kind.__name__} with {text!r}"
+    try:
+        yield
+    except Exception as err:
+        if type(err) is not kind or text not in str(err):
+            raise AssertionError(f"{want}, got {type(err).__name__}: {err}") from err
+        print(f"{kind.__name__}: {err}")
+    else:
+        raise AssertionError(f"{want}; nothing was raised")
+
+
+try:  # the site's drawing of the graph; nothing for your code
+    from autograd_graph import show_graph
+except ImportError:
+
+    def show_graph(tensor, *written):
+        pass
+
+
+# sphinx_gallery_end_ignore
+torch.manual_seed(0)
+
+
+def make_model():
+    return torch.nn.Sequential(
+        torch.nn.Linear(4, 6),
+        torch.nn.ReLU(inplace=True),
+        torch.nn.Linear(6, 6),
+        torch.nn.ReLU(inplace=True),
+        torch.nn.Linear(6, 1),
+    )
+
+
+model = make_model()
+x = torch.randn(3, 4)
+seen = []
+handle = model[2].register_full_backward_hook(lambda module, grad_in, grad_out: seen.append(grad_out[0]))
+
+# %%
+
+# sphinx_gallery_start_ignore
+with expect_error(RuntimeError, "is a view and is being modified inplace"):
+    # sphinx_gallery_end_ignore
+    model(x)
+
+# %%
+# The layer's output now comes out of the hook's function, as a view of the
+# tensor the layer computed, and the in-place ReLU after it is refused:
+out = model[2](model[1](model[0](x)))
+print("hooked layer's output:", type(out.grad_fn).__name__, "| a view:", out._is_view())
+# sphinx_gallery_start_ignore
+show_graph(out)
+# sphinx_gallery_end_ignore
+
+# %%
+# The same error comes from ``out += shortcut`` on the hooked layer's output
+# in your own ``forward``. Every in-place form is refused on a wrapped tensor,
+# while the out-of-place forms, or in-place ones on a clone, run; nothing is
+# wrapped where none of the module's inputs and outputs requires grad
+# :claim:`site-backward-hook-views`.
+
+# sphinx_gallery_start_ignore
+with expect_error(RuntimeError, "is a view and is being modified inplace"):
+    # sphinx_gallery_end_ignore
+    out += x @ torch.ones(4, 6)
+
+# %%
+# The fix: no in-place operation on what a hook wraps
+# ---------------------------------------------------
+# Switch the in-place ReLUs off before registering the hook (``inplace`` is a
+# plain attribute of the module), and write ``out = out + shortcut`` where the
+# code is yours. The model computes the same values: an in-place ReLU changes
+# where the result is stored, not the result.
+model = make_model()
+reference = make_model()
+reference.load_state_dict(model.state_dict())
+for module in model.modules():
+    if isinstance(module, torch.nn.ReLU):
+        module.inplace = False
+seen = []
+model[2].register_full_backward_hook(lambda module, grad_in, grad_out: seen.append(grad_out[0]))
+model(x).sum().backward()
+print("gradient at the layer's output, first row:", seen[0][0])
+# sphinx_gallery_start_ignore
+# The check: the hooked model's gradients are those of the same weights without hooks, with
+# out-of-place ReLUs, and the hook saw the gradient of the loss at the layer's output.
+hidden = reference[2](torch.relu(reference[0](x)))
+hidden.retain_grad()
+reference[4](torch.relu(hidden)).sum().backward()
+assert all(torch.equal(p.grad, q.grad) for p, q in zip(model.parameters(), reference.parameters()))
+assert torch.equal(seen[0], hidden.grad)
+# sphinx_gallery_end_ignore
+
+# %%
+# Another way: a forward hook that hooks the output tensor
+# --------------------------------------------------------
+# A forward hook sees the layer's output before the in-place ReLU changes it;
+# ``register_hook`` on that tensor receives its gradient in the backward pass.
+# Nothing is wrapped, so the model keeps its in-place ReLUs.
+model = make_model()
+model.load_state_dict(reference.state_dict())
+seen_here = []
+
+
+def hook_output(module, inputs, output):
+    output.register_hook(seen_here.append)
+
+
+model[2].register_forward_hook(hook_output)
+model(x).sum().backward()
+print("the same gradient as the full backward hook's:", torch.equal(seen_here[0], seen[0]))
+# sphinx_gallery_start_ignore
+assert torch.equal(seen_here[0], hidden.grad)
+# sphinx_gallery_end_ignore
+
+# %%
+# Where people report it
+# ----------------------
+# - `pytorch/pytorch#61519 <https://github.com/pytorch/pytorch/issues/61519>`__: an
+#   in-place ReLU and ``register_full_backward_hook``;
+# - `jacobgil/pytorch-grad-cam#183
+#   <https://github.com/jacobgil/pytorch-grad-cam/pull/183>`__: Grad-CAM moves to a
+#   forward hook and a tensor hook, as above;
+# - `shap/shap#3466 <https://github.com/shap/shap/issues/3466>`__ and `shap/shap#3565
+#   <https://github.com/shap/shap/issues/3565>`__: SHAP's DeepExplainer on a ResNet,
+#   whose ``out += shortcut`` fails too.

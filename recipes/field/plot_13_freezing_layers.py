@@ -1,0 +1,158 @@
+"""
+Freezing part of a model
+========================
+
+Saves you from a "frozen" backbone that keeps changing.
+
+Three things look like freezing and are not. ``module.requires_grad = False``
+sets a plain Python attribute on the module: every parameter still requires
+grad, and the optimizer still updates it. A tensor made with
+``requires_grad=True`` and then converted into a new tensor
+(``.to(torch.float64)``, ``* 0.01``) is not a leaf: backward leaves its
+``.grad`` as ``None`` and an optimizer refuses it.
+And ``requires_grad_(False)`` stops gradients, but not a BatchNorm layer's
+running statistics, which every forward pass in training mode updates in
+place, under ``torch.no_grad()`` too. Call ``requires_grad_(False)``, make
+tensors you train as leaves, and keep frozen normalisation layers in
+``eval()`` mode.
+"""
+
+# %%
+# Pitfall 1: ``requires_grad = False`` on a module
+# ------------------------------------------------
+# A pretrained backbone and a new head, trained with one optimizer over all
+# parameters. The assignment changes no parameter's flag
+# :claim:`freezing-with-requires-grad-false`. Each error on this page is raised when the page is built, and the
+# build checks its type and message (the downloadable script shows how).
+
+# sphinx_gallery_start_ignore
+import contextlib
+
+# sphinx_gallery_end_ignore
+import copy
+
+import torch
+
+# sphinx_gallery_start_ignore
+
+
+@contextlib.contextmanager
+def expect_error(kind, text):
+    want = f"expected {kind.__name__} with {text!r}"
+    try:
+        yield
+    except Exception as err:
+        if type(err) is not kind or text not in str(err):
+            raise AssertionError(f"{want}, got {type(err).__name__}: {err}") from err
+        print(f"{kind.__name__}: {err}")
+    else:
+        raise AssertionError(f"{want}; nothing was raised")
+
+
+try:  # the site's drawing of the graph; nothing for your code
+    from autograd_graph import show_graph
+except ImportError:
+
+    def show_graph(tensor, *written):
+        pass
+
+
+# sphinx_gallery_end_ignore
+torch.manual_seed(0)
+
+
+def make_model():
+    backbone = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.BatchNorm1d(8), torch.nn.ReLU())
+    return torch.nn.Sequential(backbone, torch.nn.Linear(8, 1))
+
+
+model = make_model()
+pretrained = copy.deepcopy(model.state_dict())
+x, y = torch.randn(16, 4), torch.randn(16, 1)
+
+backbone = model[0]
+backbone.requires_grad = False
+print("backbone parameters that require grad:", [p.requires_grad for p in backbone.parameters()])
+
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+loss = torch.nn.functional.mse_loss(model(x), y)
+# sphinx_gallery_start_ignore
+show_graph(loss)
+# sphinx_gallery_end_ignore
+loss.backward()
+opt.step()
+print("backbone weight changed:", not torch.equal(backbone[0].weight, pretrained["0.0.weight"]))
+# sphinx_gallery_start_ignore
+assert not torch.equal(backbone[0].weight, pretrained["0.0.weight"])
+# sphinx_gallery_end_ignore
+
+# %%
+# Pitfall 2: a converted tensor is not a leaf
+# -------------------------------------------
+# ``requires_grad=True`` applies to the tensor ``torch.ones`` returns; ``.to()``
+# then returns a new tensor computed from it, and that is the one kept
+# :claim:`site-converted-tensor-is-not-a-leaf`.
+scale = torch.ones(8, requires_grad=True).to(torch.float64)
+print("leaf:", scale.is_leaf, "| made by:", type(scale.grad_fn).__name__)
+
+# %%
+
+# sphinx_gallery_start_ignore
+with expect_error(ValueError, "can't optimize a non-leaf Tensor"):
+    # sphinx_gallery_end_ignore
+    torch.optim.SGD([scale], lr=0.1)
+
+# %%
+# Pitfall 3: BatchNorm's running statistics still move
+# ----------------------------------------------------
+# With every parameter frozen and the forward pass under ``torch.no_grad()``,
+# a BatchNorm layer in training mode still updates its running mean and
+# variance in place, from each batch :claim:`site-batchnorm-statistics-move`.
+model = make_model()
+model.load_state_dict(pretrained)
+model[0].requires_grad_(False)
+with torch.no_grad():
+    model(x + 3.0)
+print("running mean changed:", not torch.equal(model[0][1].running_mean, pretrained["0.1.running_mean"]))
+
+# %%
+# The fix: ``requires_grad_(False)`` and ``eval()`` on the frozen part
+# --------------------------------------------------------------------
+# ``model.train()`` puts every submodule back in training mode, so the frozen
+# part goes back to ``eval()`` after it, at every epoch. Tensors you train are
+# made as leaves: give ``torch.ones`` the dtype, or wrap them in
+# ``torch.nn.Parameter``.
+model = make_model()
+model.load_state_dict(pretrained)
+model[0].requires_grad_(False)
+opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.1)
+
+model.train()
+model[0].eval()
+loss = torch.nn.functional.mse_loss(model(x + 3.0), y)
+# sphinx_gallery_start_ignore
+show_graph(loss)
+# sphinx_gallery_end_ignore
+loss.backward()
+opt.step()
+frozen = {k: v for k, v in model.state_dict().items() if k.startswith("0.")}
+print("backbone unchanged:", all(torch.equal(v, pretrained[k]) for k, v in frozen.items()))
+
+scale = torch.ones(8, dtype=torch.float64, requires_grad=True)
+print("leaf:", scale.is_leaf, "| a Parameter is one too:", torch.nn.Parameter(torch.ones(8)).is_leaf)
+# sphinx_gallery_start_ignore
+assert all(torch.equal(v, pretrained[k]) for k, v in frozen.items())
+assert not torch.equal(model[1].weight, pretrained["1.weight"])
+# sphinx_gallery_end_ignore
+
+# %%
+# Where people report it
+# ----------------------
+# - `CSCYQJ/MICCAI23-ProtoContra-SFDA#18
+#   <https://github.com/CSCYQJ/MICCAI23-ProtoContra-SFDA/issues/18>`__: a layer "frozen"
+#   with ``requires_grad = False`` on the module;
+# - `pytorch/pytorch#12627 <https://github.com/pytorch/pytorch/issues/12627>`__:
+#   ``.grad`` is ``None`` after ``requires_grad = True`` then ``.cuda()``;
+# - `pytorch/pytorch#86590 <https://github.com/pytorch/pytorch/issues/86590>`__ and
+#   `pytorch/pytorch#9046 <https://github.com/pytorch/pytorch/issues/9046>`__: BatchNorm
+#   statistics that change in a frozen model.

@@ -1,0 +1,137 @@
+"""
+In-place changes to the pieces of ``split``, ``chunk`` and ``unbind``
+=====================================================================
+
+Saves you from "This view is the output of a function that returns multiple
+views" and its sibling for views made under ``torch.no_grad()``.
+
+``split``, ``chunk``, ``unbind`` and ``split_with_sizes`` return several
+views of one tensor. While autograd records, an in-place operation on one of
+those views is refused when the tensor they view requires grad: autograd
+cannot rewrite one output of a multi-output node. A view of such a tensor
+made under ``torch.no_grad()`` and changed in place with grad mode on is
+refused too, since it is unclear whether the change should be recorded. Replace the
+in-place operation by an out-of-place one, or take the piece by indexing.
+"""
+
+# %%
+# The pitfall: scaling one piece in place
+# ---------------------------------------
+# A layer's output is split into a query and a key, and the query is scaled in
+# place. The rule covers the pieces of ``unbind``, ``split``, ``chunk`` and
+# ``split_with_sizes``, not those of ``tensor_split`` :claim:`site-view-rules`. Each error on this page is raised when the page is built, and the
+# build checks its type and message (the downloadable script shows how).
+
+# sphinx_gallery_start_ignore
+import contextlib
+
+# sphinx_gallery_end_ignore
+import torch
+
+# sphinx_gallery_start_ignore
+
+
+@contextlib.contextmanager
+def expect_error(kind, text):
+    want = f"expected {kind.__name__} with {text!r}"
+    try:
+        yield
+    except Exception as err:
+        if type(err) is not kind or text not in str(err):
+            raise AssertionError(f"{want}, got {type(err).__name__}: {err}") from err
+        print(f"{kind.__name__}: {err}")
+    else:
+        raise AssertionError(f"{want}; nothing was raised")
+
+
+try:  # the site's drawing of the graph; nothing for your code
+    from autograd_graph import show_graph
+except ImportError:
+
+    def show_graph(tensor, *written):
+        pass
+
+
+# sphinx_gallery_end_ignore
+torch.manual_seed(0)
+proj = torch.nn.Linear(4, 8)
+x = torch.randn(3, 4)
+
+q, k = proj(x).chunk(2, dim=-1)
+print("q is a view:", q._is_view(), "| made by:", type(q.grad_fn).__name__)
+# sphinx_gallery_start_ignore
+show_graph(q)
+# sphinx_gallery_end_ignore
+
+# %%
+
+# sphinx_gallery_start_ignore
+with expect_error(RuntimeError, "This view is the output of a function that returns multiple views"):
+    # sphinx_gallery_end_ignore
+    q *= 0.5
+
+# %%
+# A loop over a tensor's rows is the same case: iterating over a tensor calls
+# ``unbind(0)``, so each row is one of its views.
+h = proj(x)
+
+# %%
+
+# sphinx_gallery_start_ignore
+with expect_error(RuntimeError, "This view is the output of a function that returns multiple views"):
+    # sphinx_gallery_end_ignore
+    for row in h:
+        row.clamp_(min=0)
+
+# %%
+# Indexing makes one view at a time, and such a view may be changed in place
+# (autograd records the change against the tensor it views):
+for i in range(len(h)):
+    h[i].clamp_(min=0)
+print("rows clamped in place through h[i]:", bool((h >= 0).all()))
+
+# %%
+# The other error: a view made under ``torch.no_grad()``
+# ------------------------------------------------------
+h = proj(x)
+with torch.no_grad():
+    first = h[0]
+
+# %%
+
+# sphinx_gallery_start_ignore
+with expect_error(RuntimeError, "A view was created in no_grad mode and is being modified inplace"):
+    # sphinx_gallery_end_ignore
+    first.mul_(2)
+
+# %%
+# The fix: out of place, or one view at a time
+# --------------------------------------------
+# Rebinding the name to an out-of-place result changes nothing that autograd
+# saved, and gives the same gradients as taking the pieces by indexing.
+q, k = proj(x).chunk(2, dim=-1)
+q = q * 0.5
+scores = (q * k).sum()
+# sphinx_gallery_start_ignore
+show_graph(scores)
+# sphinx_gallery_end_ignore
+scores.backward()
+print("gradient of the projection's bias:", proj.bias.grad)
+# sphinx_gallery_start_ignore
+# The check: the same gradient as slicing the output with indexing, which makes single views.
+grad = proj.bias.grad.clone()
+proj.bias.grad = None
+out = proj(x)
+(out[:, :4] * 0.5 * out[:, 4:]).sum().backward()
+assert torch.allclose(proj.bias.grad, grad)
+# sphinx_gallery_end_ignore
+
+# %%
+# Where people report it
+# ----------------------
+# - `pytorch/pytorch#48149 <https://github.com/pytorch/pytorch/issues/48149>`__:
+#   iterating over a tensor, then changing each piece in place;
+# - `pytorch/pytorch#46820 <https://github.com/pytorch/pytorch/issues/46820>`__: ``v *=
+#   v_scale`` on a piece of ``chunk``;
+# - `ccarliu/m3ae#15 <https://github.com/ccarliu/m3ae/issues/15>`__: the view made under
+#   ``torch.no_grad()``.

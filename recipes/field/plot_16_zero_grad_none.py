@@ -1,0 +1,123 @@
+"""
+``zero_grad()`` leaves ``.grad`` as ``None``
+============================================
+
+Saves you from gradient code that worked before PyTorch 2.0 and now meets
+``None``.
+
+Since PyTorch 2.0, ``optimizer.zero_grad()`` and ``module.zero_grad()`` set
+each gradient to ``None`` instead of filling it with zeros in place
+(``set_to_none=True`` became the default). Code that accumulates into
+``p.grad`` by hand, or reads it between ``zero_grad()`` and the next
+backward pass, gets ``None``: a ``TypeError`` at best. Start from the
+gradient a backward pass writes, test for ``None``, or ask for the old
+behaviour with ``zero_grad(set_to_none=False)``.
+"""
+
+# %%
+# The pitfall: adding into ``p.grad`` after ``zero_grad()``
+# ---------------------------------------------------------
+# A penalty's gradient, computed separately, is added to each parameter's
+# gradient by hand before the backward pass. Each error on this page is raised
+# when the page is built, and the build checks its type and message (the
+# downloadable script shows how).
+
+# sphinx_gallery_start_ignore
+import contextlib
+
+# sphinx_gallery_end_ignore
+import torch
+
+# sphinx_gallery_start_ignore
+
+
+@contextlib.contextmanager
+def expect_error(kind, text):
+    want = f"expected {kind.__name__} with {text!r}"
+    try:
+        yield
+    except Exception as err:
+        if type(err) is not kind or text not in str(err):
+            raise AssertionError(f"{want}, got {type(err).__name__}: {err}") from err
+        print(f"{kind.__name__}: {err}")
+    else:
+        raise AssertionError(f"{want}; nothing was raised")
+
+
+try:  # the site's drawing of the graph; nothing for your code
+    from autograd_graph import show_graph
+except ImportError:
+
+    def show_graph(tensor, *written):
+        pass
+
+
+# sphinx_gallery_end_ignore
+torch.manual_seed(0)
+model = torch.nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(8, 3), torch.randn(8, 1)
+loss = torch.nn.functional.mse_loss(model(x), y)
+loss.backward()
+opt.step()
+
+opt.zero_grad()
+print("after zero_grad():", model.weight.grad)
+
+# %%
+
+# sphinx_gallery_start_ignore
+with expect_error(TypeError, "unsupported operand type(s) for +=: 'NoneType' and 'Tensor'"):
+    # sphinx_gallery_end_ignore
+    for p in model.parameters():
+        p.grad += 0.01 * p.detach()
+
+# %%
+# Fix 1: add after the backward pass
+# ----------------------------------
+# The backward pass writes each gradient (a new tensor where it was ``None``);
+# add your own term after it.
+loss = torch.nn.functional.mse_loss(model(x), y)
+# sphinx_gallery_start_ignore
+show_graph(loss)
+# sphinx_gallery_end_ignore
+opt.zero_grad()
+loss.backward()
+with torch.no_grad():
+    for p in model.parameters():
+        p.grad += 0.01 * p
+grad_after = model.weight.grad.clone()
+print("gradient with the penalty:", grad_after)
+
+# %%
+# Fix 2: zeros, as before 2.0
+# ---------------------------
+# ``set_to_none=False`` fills the existing gradients with zeros in place, and
+# the next backward pass adds into them :claim:`site-zero-grad-sets-none`, so
+# adding before the backward pass works again.
+opt.zero_grad(set_to_none=False)
+print("after zero_grad(set_to_none=False):", model.weight.grad)
+with torch.no_grad():
+    for p in model.parameters():
+        p.grad += 0.01 * p
+loss = torch.nn.functional.mse_loss(model(x), y)
+loss.backward()
+print("the same gradient:", torch.allclose(model.weight.grad, grad_after))
+# sphinx_gallery_start_ignore
+# The check: both orders give the gradient of the loss plus the penalty's, computed by autograd.
+penalty = 0.005 * sum((p**2).sum() for p in model.parameters())
+want = torch.autograd.grad(torch.nn.functional.mse_loss(model(x), y) + penalty, [model.weight])[0]
+assert torch.allclose(grad_after, want) and torch.allclose(model.weight.grad, want)
+# sphinx_gallery_end_ignore
+
+# %%
+# Where people report it
+# ----------------------
+# - `pytorch/pytorch#92731 <https://github.com/pytorch/pytorch/pull/92731>`__: the
+#   change of the default, with its note that code reading the gradients after
+#   ``zero_grad()`` breaks;
+# - `pytorch/examples#1172 <https://github.com/pytorch/examples/pull/1172>`__: an
+#   example that accumulated into the gradients by hand;
+# - `JunyiZhu-AI/surrogate_model_extension#1
+#   <https://github.com/JunyiZhu-AI/surrogate_model_extension/issues/1>`__: the same
+#   ``TypeError`` after upgrading.
