@@ -140,6 +140,7 @@ sphinx_gallery_conf = {
     # mini-galleries of the guide and the overview: ``.. minigallery:: torch.no_grad``
     "doc_module": ("torch",),
     "backreferences_dir": "recipes/uses",
+    "minigallery_sort_order": "autograd_recipes.pages.gallery_cards.minigallery_order",
 }
 recipe_timeout = 60  # seconds; a recipe running longer fails the build (its own comment can set another)
 claims_timeout = 180  # seconds per claim of docs/claims.toml (its own `timeout` wins): a net for hangs, wide for a loaded machine

@@ -37,7 +37,8 @@ var koreanBigrams = (text) => {
  * On the search page (searchtools.js is loaded first there): a Hangul query word
  * that is neither a word nor a title word of the index is replaced by its
  * bigrams, which must all be on a page; those pages come after the pages found
- * by words, with the score of a partial match.
+ * by words, below the score of a partial match and in the order of their own
+ * scores (a page whose title holds the bigrams first).
  */
 if (typeof Search !== "undefined" && Search.performTermsSearch) {
   const byWords = Search.performTermsSearch;
@@ -56,7 +57,7 @@ if (typeof Search !== "undefined" && Search.performTermsSearch) {
     if (!fallback) return results;
     const found = new Set(results.map((result) => result[0]));
     const byBigrams = byWords(expanded, excludedTerms).filter((result) => !found.has(result[0]));
-    byBigrams.forEach((result) => (result[4] = Math.min(result[4], Scorer.partialTerm)));
+    byBigrams.forEach((result) => (result[4] = (Scorer.partialTerm * result[4]) / (result[4] + 1)));
     return results.concat(byBigrams);
   };
 }

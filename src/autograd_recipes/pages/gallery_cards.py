@@ -9,6 +9,7 @@ text, already escaped, becomes a line of the card under the caption.
 """
 
 import re
+from pathlib import Path
 
 from docutils import nodes
 
@@ -44,3 +45,9 @@ def _replace(raw, text):
 def setup(app):
     app.connect("doctree-resolved", _describe_cards, priority=PRIORITY)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def minigallery_order(path):
+    """sphinx-gallery's ``minigallery_sort_order``: a mini-gallery's cards in the gallery's
+    order, by file name (the recipes are numbered across sections), not by folder."""
+    return Path(path).name
