@@ -5,14 +5,14 @@ An optimizer step between two backward passes
 Saves you from the version error of a GAN whose discriminator steps between
 the discriminator's and the generator's backward passes.
 
-One forward pass, two losses: the discriminator's and the generator's. The
-order ``loss_d.backward(retain_graph=True)``, ``opt_d.step()``,
-``loss_g.backward()`` fails. The step changed the discriminator's weights in
-place, and the graph behind ``loss_g`` saved those weights to send the gradient
-back through the discriminator to the generator. ``retain_graph=True`` keeps
-the saved tensors, not their old values. Finish every backward pass through a
-forward pass before a step changes the weights that forward pass saved, or run
-a new forward pass after the step.
+One forward pass, two losses: the discriminator's and the generator's. With the
+optimizers' default step, the order ``loss_d.backward(retain_graph=True)``,
+``opt_d.step()``, ``loss_g.backward()`` fails: the step changed the
+discriminator's weights in place, and the graph behind ``loss_g`` saved them,
+since the gradient goes back through them (to the discriminator's earlier
+layers and on to the generator). ``retain_graph=True`` keeps the saved tensors,
+not their old values. Finish every backward pass through a forward pass before
+a step, or run a new forward pass after it.
 """
 
 # %%
@@ -97,9 +97,9 @@ with expect_error(RuntimeError, "modified by an inplace operation"):
 # bumps their version counter; a fused step (``fused=True``) does not bump it,
 # and then nothing stops this backward pass
 # :claim:`site-optimizers-update-without-recording`. Which weights a graph
-# saves depends on the layer: a linear layer saves its weight only when its
-# input requires grad, a convolution, ``LayerNorm`` or ``BatchNorm`` layer
-# always :claim:`site-step-breaks-saved-weights`.
+# saves depends on the layer: in full precision, a linear layer saves its
+# weight only when its input requires grad, a convolution, ``LayerNorm`` or
+# ``BatchNorm`` layer always :claim:`site-step-breaks-saved-weights`.
 
 # %%
 # The fix: a new forward pass after the step
@@ -127,8 +127,8 @@ show_graph(loss_g)
 # ---------------------------------------------------
 # To take both gradients from one forward pass, run both backward passes
 # first, then both steps. ``inputs=`` sends each loss's gradient only into the
-# parameters it trains: without it, ``loss_g.backward()`` would also add into
-# ``D``'s gradients.
+# parameters it trains: without it, each backward pass would also add into the
+# other network's gradients.
 fake = G(z)
 d_fake, d_real = D(fake), D(real)
 loss_d = F.softplus(-d_real).mean() + F.softplus(d_fake).mean()

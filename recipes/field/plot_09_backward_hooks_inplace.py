@@ -3,7 +3,8 @@ Backward hooks on a model with in-place operations
 ==================================================
 
 Saves you from the "is a view and is being modified inplace" error that a
-model with in-place ReLUs raises once a tool hooks one of its layers.
+model raises once a tool puts a full backward hook on a layer whose input or
+output an in-place operation then changes.
 
 ``register_full_backward_hook`` passes a module's inputs and outputs through
 an autograd function that returns them as views. Autograd refuses an in-place
@@ -89,7 +90,8 @@ show_graph(out)
 
 # %%
 # The same error comes from ``out += shortcut`` on the hooked layer's output
-# in your own ``forward``. Every in-place form is refused on a wrapped tensor,
+# in your own ``forward``. With grad mode on, every in-place form is refused on
+# a wrapped tensor,
 # while the out-of-place forms, or in-place ones on a clone, run; nothing is
 # wrapped where none of the module's inputs and outputs requires grad
 # :claim:`site-backward-hook-views`.
@@ -102,7 +104,7 @@ with expect_error(RuntimeError, "is a view and is being modified inplace"):
 # %%
 # The fix: no in-place operation on what a hook wraps
 # ---------------------------------------------------
-# Switch the in-place ReLUs off before registering the hook (``inplace`` is a
+# Switch the in-place ReLUs off before the forward pass (``inplace`` is a
 # plain attribute of the module), and write ``out = out + shortcut`` where the
 # code is yours. The model computes the same values: an in-place ReLU changes
 # where the result is stored, not the result.
@@ -129,7 +131,8 @@ assert torch.equal(seen[0], hidden.grad)
 # %%
 # Another way: a forward hook that hooks the output tensor
 # --------------------------------------------------------
-# A forward hook sees the layer's output before the in-place ReLU changes it;
+# A forward hook sees the layer's output before the in-place ReLU changes it
+# (keep a ``clone()`` if you need those values after the forward pass);
 # ``register_hook`` on that tensor receives its gradient in the backward pass.
 # Nothing is wrapped, so the model keeps its in-place ReLUs.
 model = make_model()

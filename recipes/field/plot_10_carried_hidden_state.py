@@ -9,9 +9,10 @@ A recurrent model trained on a long sequence, one chunk per batch, carries its
 hidden state from one chunk to the next. That state's graph reaches back into the previous
 chunk, whose saved tensors the previous backward pass freed, so the second
 backward pass fails. ``retain_graph=True`` silences the error, but then every
-backward pass runs through every earlier chunk again, and once an optimizer
-steps between chunks it fails with the version error instead. Detach the state
-between chunks: ``h = h.detach()``. ``h.detach()`` alone returns a detached
+backward pass runs through every earlier chunk again, and once an optimizer's
+default step runs between chunks it fails with the version error instead.
+Detach the state between chunks: ``h = h.detach()`` (for an LSTM, both ``h``
+and ``c``). ``h.detach()`` alone returns a detached
 tensor and throws it away.
 """
 
@@ -108,9 +109,9 @@ for number, chunk in enumerate(chunks):
     loss.backward(retain_graph=True)
 
 # %%
-# That loop never stepped. With the optimizer's step between chunks, the old
-# graph's saved weights are changed in place, and the next backward pass that
-# reaches them fails:
+# That loop never stepped. With the optimizer's default step between chunks,
+# the old graph's saved weights are changed in place, and the next backward
+# pass that reaches them fails:
 h = torch.zeros(2, 5)
 for x in chunks[0]:
     h = cell(x, h)

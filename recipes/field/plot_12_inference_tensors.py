@@ -5,15 +5,14 @@ Tensors that leave ``torch.inference_mode()``
 Saves you from "Inference tensors cannot be saved for backward" and
 "Inplace update to inference tensor outside InferenceMode".
 
-Every new tensor made inside ``torch.inference_mode()`` (a view of a tensor
-made outside it is not new) is an inference tensor, and stays one after the
-block ends. Outside the block it can
-be read, but not changed in place, and autograd cannot save it for a backward
-pass. A predict function decorated with ``@torch.inference_mode()``, a cache of
-features or an evaluation loop hands such tensors to code that runs later.
-``torch.enable_grad()`` inside the block does not make tensors that require
-grad. Use ``torch.no_grad()`` where the results go on into training or
-in-place updates, or ``clone()`` them outside the block.
+Every new tensor made while ``torch.inference_mode()`` is on (in that thread,
+outside a nested ``torch.inference_mode(False)``; a view of a tensor made
+before is not new) is an inference tensor, and stays one after the block.
+Outside the block it can be read, but an in-place operation on it raises an
+error, even under ``torch.no_grad()``, and autograd cannot save it for a
+backward pass. Inside the block, the results of operations do not require grad,
+even under ``torch.enable_grad()``. Use ``torch.no_grad()`` where the results
+go on into training or in-place updates, or ``clone()`` them outside the block.
 """
 
 # %%
@@ -117,9 +116,9 @@ with expect_error(RuntimeError, "Setting requires_grad=True on inference tensor 
 # %%
 # The fix: ``clone()`` outside the block, or ``torch.no_grad()``
 # --------------------------------------------------------------
-# A clone made outside inference mode is a normal tensor, and so is every
-# tensor made under ``torch.no_grad()``: autograd may save them, and they may
-# be changed in place.
+# A clone made outside inference mode is a normal tensor, and so is a new
+# tensor computed under ``torch.no_grad()`` outside inference mode: autograd
+# may save them, and they may be changed in place.
 features = embed(x).clone()
 pred = head(features)
 # sphinx_gallery_start_ignore

@@ -12,9 +12,9 @@ grad, and the optimizer still updates it. A tensor made with
 ``.grad`` as ``None`` and an optimizer refuses it.
 And ``requires_grad_(False)`` stops gradients, but not a BatchNorm layer's
 running statistics, which every forward pass in training mode updates in
-place, under ``torch.no_grad()`` too. Call ``requires_grad_(False)``, make
-tensors you train as leaves, and keep frozen normalisation layers in
-``eval()`` mode.
+place, under ``torch.no_grad()`` too. Call ``requires_grad_(False)``, give the
+optimizer only the parameters that still require grad, make tensors you train
+as leaves, and keep frozen normalisation layers in ``eval()`` mode.
 """
 
 # %%
@@ -105,7 +105,8 @@ with expect_error(ValueError, "can't optimize a non-leaf Tensor"):
 # %%
 # Pitfall 3: BatchNorm's running statistics still move
 # ----------------------------------------------------
-# With every parameter frozen and the forward pass under ``torch.no_grad()``,
+# With the backbone's parameters frozen and the forward pass under
+# ``torch.no_grad()``,
 # a BatchNorm layer in training mode still updates its running mean and
 # variance in place, from each batch :claim:`site-batchnorm-statistics-move`.
 model = make_model()

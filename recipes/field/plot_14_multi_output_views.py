@@ -10,8 +10,10 @@ views of one tensor. While autograd records, an in-place operation on one of
 those views is refused when the tensor they view requires grad: autograd
 cannot rewrite one output of a multi-output node. A view of such a tensor
 made under ``torch.no_grad()`` and changed in place with grad mode on is
-refused too, since it is unclear whether the change should be recorded. Replace the
-in-place operation by an out-of-place one, or take the piece by indexing.
+refused too, since it is unclear whether the change should be recorded. For
+the first error, replace the in-place operation by an out-of-place one, or take
+the piece by indexing with an integer or a slice; for the second, make the view
+and the change in the same mode.
 """
 
 # %%
@@ -84,10 +86,13 @@ with expect_error(RuntimeError, "This view is the output of a function that retu
         row.clamp_(min=0)
 
 # %%
-# Indexing makes one view at a time, and such a view may be changed in place
-# (autograd records the change against the tensor it views):
+# Indexing with an integer or a slice makes one view at a time, and such a
+# view may be changed in place (autograd records the change against the tensor
+# it views); indexing with a tensor, a list or a mask makes a copy instead,
+# whose change leaves ``h`` as it was :claim:`site-indexing-view-or-copy`:
 for i in range(len(h)):
     h[i].clamp_(min=0)
+
 print("rows clamped in place through h[i]:", bool((h >= 0).all()))
 
 # %%

@@ -1,25 +1,27 @@
 """
-Grad mode does not reach other threads
-======================================
+Grad mode does not reach the threads you start
+==============================================
 
 Saves you from a ``torch.no_grad()`` block whose work, sent to a thread pool,
 is recorded anyway.
 
-Grad mode belongs to the thread that sets it. ``torch.no_grad()``,
-``torch.inference_mode()`` and ``torch.set_grad_enabled(False)`` change the
-current thread only; a worker of a ``ThreadPoolExecutor`` (or a web server's
-request thread) runs in its own grad mode, on unless code in that thread turned
-it off, whatever the thread that submitted the work was doing. Its results then carry graphs that keep memory alive, and an
-in-place parameter update sent there is refused. Enter the mode inside the
-function the thread runs.
+Grad mode belongs to the thread that sets it: a thread you start does not
+inherit it. ``torch.no_grad()``, ``torch.inference_mode()`` and
+``torch.set_grad_enabled(False)`` change the current thread only; a worker of a
+``ThreadPoolExecutor`` (or a web server's request thread) runs in its own grad
+mode, on unless code in that thread turned it off, whatever the thread that
+submitted the work was doing. Its results then carry graphs that keep memory
+alive, and a hand-written in-place update of a parameter sent there is refused.
+Enter the mode inside the function the thread runs.
 """
 
 # %%
 # The pitfall: ``no_grad`` around the pool
 # ----------------------------------------
-# The pool's workers run with grad mode on, whatever mode the thread that
-# submits the work is in :claim:`site-grad-mode-is-thread-local`. Each error on this page is raised when the page is built, and the build
-# checks its type and message (the downloadable script shows how).
+# A pool's workers start with grad mode on, whatever mode the thread that
+# submits the work is in :claim:`site-grad-mode-is-thread-local`. Each error on
+# this page is raised when the page is built, and the build checks its type and
+# message (the downloadable script shows how).
 
 # sphinx_gallery_start_ignore
 import contextlib
@@ -66,14 +68,17 @@ def predict(batch):
 with torch.no_grad(), ThreadPoolExecutor(max_workers=2) as pool:
     outputs = list(pool.map(predict, batches))
     here = model(batches[0])
+
 print("computed here:", here.requires_grad, "| in the pool:", [out.requires_grad for out in outputs])
 # sphinx_gallery_start_ignore
 show_graph(outputs[0])
 # sphinx_gallery_end_ignore
 
 # %%
-# The same holds for an update that the pool applies in place: in the worker,
-# grad mode is on, and autograd refuses to change a leaf that requires grad.
+# The same holds for an update written by hand that the pool applies in place:
+# in the worker, grad mode is on, and autograd refuses to change a leaf that
+# requires grad (``optimizer.step()`` turns recording off itself
+# :claim:`site-optimizers-update-without-recording`).
 model(batches[0]).sum().backward()
 
 
@@ -115,6 +120,7 @@ with ThreadPoolExecutor(max_workers=2) as pool:
     outputs = list(pool.map(predict, batches))
     before = model.weight.detach().clone()
     list(pool.map(update, model.parameters()))
+
 print(
     "in the pool:",
     [out.requires_grad for out in outputs],

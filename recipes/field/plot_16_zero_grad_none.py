@@ -8,8 +8,8 @@ Saves you from gradient code that worked before PyTorch 2.0 and now meets
 Since PyTorch 2.0, ``optimizer.zero_grad()`` and ``module.zero_grad()`` set
 each gradient to ``None`` instead of filling it with zeros in place
 (``set_to_none=True`` became the default). Code that accumulates into
-``p.grad`` by hand, or reads it between ``zero_grad()`` and the next
-backward pass, gets ``None``: a ``TypeError`` at best. Start from the
+``p.grad`` by hand, or reads it between ``zero_grad()`` and the next backward
+pass, gets ``None``: an error (a ``TypeError`` here) at best. Start from the
 gradient a backward pass writes, test for ``None``, or ask for the old
 behaviour with ``zero_grad(set_to_none=False)``.
 """
@@ -75,8 +75,8 @@ with expect_error(TypeError, "unsupported operand type(s) for +=: 'NoneType' and
 # %%
 # Fix 1: add after the backward pass
 # ----------------------------------
-# The backward pass writes each gradient (a new tensor where it was ``None``);
-# add your own term after it.
+# The backward pass writes the gradient of every parameter the loss depends on
+# (a new tensor where it was ``None``); add your own term after it.
 loss = torch.nn.functional.mse_loss(model(x), y)
 # sphinx_gallery_start_ignore
 show_graph(loss)
@@ -86,6 +86,7 @@ loss.backward()
 with torch.no_grad():
     for p in model.parameters():
         p.grad += 0.01 * p
+
 grad_after = model.weight.grad.clone()
 print("gradient with the penalty:", grad_after)
 
@@ -93,13 +94,14 @@ print("gradient with the penalty:", grad_after)
 # Fix 2: zeros, as before 2.0
 # ---------------------------
 # ``set_to_none=False`` fills the existing gradients with zeros in place, and
-# the next backward pass adds into them :claim:`site-zero-grad-sets-none`, so
-# adding before the backward pass works again.
+# the next plain backward pass adds into them :claim:`site-zero-grad-sets-none`,
+# so adding before the backward pass works again.
 opt.zero_grad(set_to_none=False)
 print("after zero_grad(set_to_none=False):", model.weight.grad)
 with torch.no_grad():
     for p in model.parameters():
         p.grad += 0.01 * p
+
 loss = torch.nn.functional.mse_loss(model(x), y)
 loss.backward()
 print("the same gradient:", torch.allclose(model.weight.grad, grad_after))
