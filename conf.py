@@ -37,7 +37,7 @@ extensions = [
     "autograd_recipes.publish.stale_outputs",
     "autograd_recipes.pages.page_summary",
     "autograd_recipes.pages.lazy_thumbnails",
-    "autograd_recipes.pages.page_stylesheets",
+    "autograd_recipes.pages.page_assets",
     "autograd_recipes.theme",
     "autograd_recipes.i18n.korean_search",
     "autograd_recipes.pages.file_search",

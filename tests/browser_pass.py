@@ -107,7 +107,7 @@ CODE_CONTRAST = """() => {
   }
   return {checked, backgrounds: [...backgrounds], low: [...new Set(low)]};
 }"""
-# The selectors of each stylesheet that pages/page_stylesheets.py may leave out, read once:
+# The selectors of each stylesheet that pages/page_assets.py may leave out, read once:
 # {url: [selector]}. A pseudo-element is dropped from a selector (querySelector cannot match
 # one; its element can), and one the browser cannot match at all is left out.
 SHEET_SELECTORS = """async (urls) => {
@@ -316,7 +316,7 @@ async def _visit(page, base, path, axe, sheets):
 
 
 def optional_sheets(html, languages, base):
-    """{language: the URL of each stylesheet that pages/page_stylesheets.py may leave out}."""
+    """{language: the URL of each stylesheet that pages/page_assets.py may leave out}."""
     from autograd_recipes.upstream import OPTIONAL_STYLESHEETS
 
     return {

@@ -118,7 +118,7 @@ def test_the_code_contrast_check_finds_a_faint_token(page):
 
 def test_a_page_leaves_out_only_stylesheets_that_style_nothing_on_it(page_visits):
     """On every page (and on a Korean search with results), no rule of an extension
-    stylesheet the page does not link (pages/page_stylesheets.py) matches an element of
+    stylesheet the page does not link (pages/page_assets.py) matches an element of
     it; and the check had work to do: the search pages, which have no code, cells or
     cards, leave out all four, while a recipe page keeps what styles its code and output."""
     from autograd_recipes.upstream import OPTIONAL_STYLESHEETS

@@ -84,13 +84,21 @@ def gallery_cost_file(srcdir, docname):
 
 # --- the extensions' stylesheets -------------------------------------------------------
 #: stylesheet file name (its start: myst-nb's carries a hash) -> the class prefixes its rules
-#: select (pages/page_stylesheets.py links each only where they are; tests/test_browser.py
+#: select (pages/page_assets.py links each only where they are; tests/test_browser.py
 #: checks in Chromium that no rule of one left out matches an element of the page)
 OPTIONAL_STYLESHEETS = {
     "mystnb.": ("cell", "pasted-", "linenos"),  # cell, cell_input, cell_output
     "sg_gallery.css": ("sphx-glr",),
     "pygments.css": ("highlight",),
     "copybutton.css": ("highlight",),
+}
+#: the extensions' scripts that serve only their own markup, by the start of the file's name,
+#: and the class prefixes their code selects (sphinx-copybutton's buttons go on highlighted
+#: code, sphinx-gallery's tag filter on the tags of a gallery's cards)
+OPTIONAL_SCRIPTS = {
+    "clipboard.min.js": ("highlight",),
+    "copybutton.js": ("highlight",),
+    "sg-tags.js": ("sphx-glr-tag",),
 }
 
 # --- myst-nb and jupyter-cache -------------------------------------------------------

@@ -245,21 +245,33 @@ def _fill(app, doctree, docname):
         placeholder.replace_self(items)
 
 
+_WORDS = re.compile(r"\w+")
+
+
 def search_data(listed):
-    """[{"messages": [each wording, "Kind: message"], "pages": [docnames]}] for the search page:
-    the pages that show each entry's message; for a message only other releases gave (placed on
-    the versions page, whose matrix the search does not index), this page, which lists it."""
-    data = []
+    """What the search page reads of the entries: {"words": [...], "pages": [...],
+    "entries": [[[page, ...], [[word, ...], ...]], ...]}, words and pages given by their
+    place in the two lists (a message's words once each, lowercased, numbers left out: the
+    search stems them as it stems a query). Each entry: the pages that show its message (for
+    a message only other releases gave, placed on the versions page, whose matrix the search
+    does not index: this page, which lists it), then its wordings."""
+    words, pages, entries = {}, {}, []
     for entry in listed:
         messages = [entry["message"], *(m for m in entry["wordings"] if m != entry["message"])]
-        pages = {ERRORS_DOC if doc == VERSIONS_DOC else doc for doc, _ids, _title in entry["places"]}
-        data.append({"messages": [f"{entry['kind']}: {m}" for m in messages], "pages": sorted(pages)})
-    return data
+        shown_on = sorted(
+            {ERRORS_DOC if doc == VERSIONS_DOC else doc for doc, _ids, _title in entry["places"]}
+        )
+        wordings = []
+        for message in messages:
+            found = dict.fromkeys(w.lower() for w in _WORDS.findall(f"{entry['kind']}: {message}"))
+            wordings.append([words.setdefault(w, len(words)) for w in found if not w.isdigit()])
+        entries.append([[pages.setdefault(doc, len(pages)) for doc in shown_on], wordings])
+    return {"words": list(words), "pages": list(pages), "entries": entries}
 
 
 def write_search_data(path, listed):
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(search_data(listed), ensure_ascii=False, sort_keys=True)
+    text = json.dumps(search_data(listed), ensure_ascii=False, separators=(",", ":"))
     path.write_text(f"var ERROR_INDEX = {text};\n", encoding="utf-8")
 
 

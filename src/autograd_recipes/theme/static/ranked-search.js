@@ -103,17 +103,19 @@ function rankedTerms(text) {
 }
 
 // [[docname, share]]: the pages of the errors page's entry (or entries, tied) that the
-// query's words are a copy of, with the share of that entry's weighted words it holds
+// query's words are a copy of, with the share of that entry's weighted words it holds.
+// ERROR_INDEX (error-index.js): {words, pages, entries: [[pages], [[words] per wording]]}
 function pastedMessagePages(searchTerms, weight) {
   if (typeof ERROR_INDEX === "undefined") return [];
+  const index = ERROR_INDEX;
+  index.terms = index.terms || index.words.map((word) => [...rankedTerms(word)][0]);
   let best = 0;
   let pages = new Set();
-  for (const entry of ERROR_INDEX) {
-    entry.terms = entry.terms || entry.messages.map(rankedTerms);
-    for (const terms of entry.terms) {
+  for (const [entryPages, wordings] of index.entries) {
+    for (const wording of wordings) {
       let held = 0;
       let all = 0;
-      for (const term of terms) {
+      for (const term of new Set(wording.map((i) => index.terms[i]).filter(Boolean))) {
         const w = weight(term);
         all += w;
         if (searchTerms.has(term)) held += w;
@@ -121,8 +123,8 @@ function pastedMessagePages(searchTerms, weight) {
       const share = all ? held / all : 0;
       if (share > best + 1e-9) {
         best = share;
-        pages = new Set(entry.pages);
-      } else if (Math.abs(share - best) <= 1e-9) entry.pages.forEach((page) => pages.add(page));
+        pages = new Set(entryPages.map((i) => index.pages[i]));
+      } else if (Math.abs(share - best) <= 1e-9) entryPages.forEach((i) => pages.add(index.pages[i]));
     }
   }
   return best >= RANKED_SHARE ? [...pages].map((page) => [page, best]) : [];
