@@ -203,3 +203,38 @@ def test_a_message_cut_short_joins_the_one_whole_message_it_starts():
         other: ["r2"],
         "modified by an inplace": ["claims"],
     }
+
+
+def test_the_search_data_lists_each_word_and_page_once_and_sends_the_versions_page_to_this_one():
+    """error-index.js for the search page: an entry's pages and its wordings' words, each given
+    by its place in the lists; a message only other releases gave points to the errors page."""
+    from autograd_recipes.evidence.matrix_html import VERSIONS_DOC
+    from autograd_recipes.pages.error_index import ERRORS_DOC, search_data
+
+    listed = [
+        {
+            "kind": "RuntimeError",
+            "message": "output 0 of Add is at version 1",
+            "places": [("recipes/plot_02", ["s"], "t"), ("claims", [], "")],
+            "wordings": {
+                "output 0 of AddBackward0 is at version 1": ["2.0.1"],
+                "output 0 of Add is at version 1": [],
+            },
+        },
+        {
+            "kind": "AttributeError",
+            "message": "no attribute 'x'",
+            "places": [(VERSIONS_DOC, [], "")],
+            "wordings": {},
+        },
+    ]
+    data = search_data(listed)
+    assert data["pages"] == ["claims", "recipes/plot_02", ERRORS_DOC]
+    assert len(data["words"]) == len(set(data["words"])) and "0" not in data["words"]
+    (pages, wordings), (other_pages, _) = data["entries"]
+    assert [data["pages"][i] for i in pages] == ["claims", "recipes/plot_02"]
+    assert [data["pages"][i] for i in other_pages] == [ERRORS_DOC]
+    assert [[data["words"][i] for i in w] for w in wordings] == [
+        ["runtimeerror", "output", "of", "add", "is", "at", "version"],
+        ["runtimeerror", "output", "of", "addbackward0", "is", "at", "version"],
+    ]
