@@ -238,3 +238,14 @@ def test_the_search_data_lists_each_word_and_page_once_and_sends_the_versions_pa
         ["runtimeerror", "output", "of", "add", "is", "at", "version"],
         ["runtimeerror", "output", "of", "addbackward0", "is", "at", "version"],
     ]
+
+
+def test_the_search_page_loads_the_entries_where_there_is_an_errors_page(built_site, tiny_site):
+    """The real site's search page loads error-index.js, which its build wrote; the tiny site
+    has no errors page, and its search page loads no file that does not exist."""
+    for project, expected in ((built_site[0], True), (tiny_site[0], False)):
+        for lang in LANGUAGES:
+            html = project / "build" / "html" / lang
+            page = (html / "search.html").read_text(encoding="utf-8")
+            assert ('src="_static/error-index.js' in page) is expected, (project, lang)
+            assert (html / "_static" / "error-index.js").is_file() is expected, (project, lang)

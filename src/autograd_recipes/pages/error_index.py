@@ -42,7 +42,7 @@ from autograd_recipes.evidence.matrix_html import VERSIONS_DOC
 from autograd_recipes.project import PROJECT, torch_version
 
 ERRORS_DOC = "errors"
-ERROR_INDEX_SCRIPT = "error-index.js"  # in the output's _static/; templates/search.html loads it
+ERROR_INDEX_SCRIPT = "error-index.js"  # in the output's _static/; the search page loads it
 # an exception or a warning shown in output: its class, then its message, to the end of the
 # line or to the " | " between the results of one claim's evidence
 SIGHTING = re.compile(r"(?:^|(?<=[\s(]))([A-Za-z_][\w.]*(?:Error|Warning|Exception)): (.+?)(?= \| |$)", re.M)
@@ -290,7 +290,14 @@ def _when_watched_pages_change(app, env, added, changed, removed):
     return []
 
 
+def _search_page(app, pagename, templatename, context, doctree):
+    """The search page loads the entries where the project has the errors page (it writes them)."""
+    if pagename == "search" and ERRORS_DOC in app.env.found_docs:
+        app.add_js_file(ERROR_INDEX_SCRIPT)  # on this page only
+
+
 def setup(app):
+    app.connect("html-page-context", _search_page)
     app.add_node(error_index)
     app.add_directive("error-index", ErrorIndex)
     app.connect("env-get-outdated", _when_watched_pages_change)
