@@ -172,7 +172,8 @@ def test_a_message_only_other_releases_gave_is_placed_on_the_versions_page():
     listed = entries(found, claim_wordings(records), ("versions", ""))
     by_message = {e["message"]: e for e in listed}
     old = by_message["module 'torch' has no attribute 'accelerator'"]
-    assert old["places"] == [("versions", [], "")] and old["wordings"] == {
+    # at the evidence of the run that printed it, which shows the text
+    assert old["places"] == [("versions", ["evidence-claims-x"], "")] and old["wordings"] == {
         "module 'torch' has no attribute 'accelerator'": ["2.0.1"]
     }
     unbind = by_message["Output 0 of Unbind is a view and is being modified inplace"]
@@ -249,3 +250,172 @@ def test_the_search_page_loads_the_entries_where_there_is_an_errors_page(built_s
             page = (html / "search.html").read_text(encoding="utf-8")
             assert ('src="_static/error-index.js' in page) is expected, (project, lang)
             assert (html / "_static" / "error-index.js").is_file() is expected, (project, lang)
+
+
+def entry_blocks(page):
+    """[(codes, hrefs)] of the errors page's entries, from its HTML: the texts of the entry's
+    <code> elements (its message, then its wordings) and the links it gives."""
+    start = page.index('<ul class="error-index')
+    items = re.split(r'(?=<li><p><code class="error-message)', page[start : page.index("</section>", start)])
+    return [
+        (
+            [text(c) for c in re.findall(r'<code class="error-message[^"]*">(.*?)</code>', item, re.S)],
+            re.findall(r'href="([^"]+)"', item),
+        )
+        for item in items[1:]
+    ]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_message_text_the_page_shows_is_printed_on_a_page_its_entry_links(built_site, lang):
+    """No text merged from several runs: each message and each wording of an entry, with its
+    shapes and numbers, is printed word for word on one of the pages the entry links (a
+    recipe's or notebook's output, a claim's evidence, a run's evidence on the versions page)."""
+    project, code, output = built_site
+    assert code == 0, output
+    root = project / "build/html" / lang
+    blocks = entry_blocks((root / "errors.html").read_text(encoding="utf-8"))
+    assert len(blocks) >= 10 and any(len(codes) > 1 for codes, _ in blocks)
+    pages = {}
+    not_printed = []
+    for codes, hrefs in blocks:
+        linked = []
+        for href in hrefs:
+            path = href.partition("#")[0]
+            if path not in pages:
+                pages[path] = " ".join(text((root / path).read_text(encoding="utf-8")).split())
+            linked.append(pages[path])
+        not_printed += [c for c in codes if not any(" ".join(c.split()) in page for page in linked)]
+    assert not not_printed, "\n".join(not_printed)
+
+
+ASSTRIDED = (
+    "one of the variables needed for gradient computation has been modified by an inplace "
+    "operation: [torch.FloatTensor {shape}], which is output 0 of {node}, is at version {v}; "
+    "expected version {before} instead. Hint: {hint}"
+)
+
+
+def _asstrided(shape, v, node="AsStrided", hint="new"):
+    return ASSTRIDED.format(shape=shape, node=node, v=v, before=v - 1, hint=hint)
+
+
+def _records(runs):
+    """Matrix records from {release: {recipe: message}} (one expected error each)."""
+    return [
+        {
+            "release": release,
+            "status": "ok",
+            "recipes": {
+                name: {"expected_errors": [{"ordinal": 0, "type": "RuntimeError", "message": message}]}
+                for name, message in by_recipe.items()
+            },
+        }
+        for release, by_recipe in runs.items()
+    ]
+
+
+def test_an_entry_shows_each_text_as_one_named_run_printed_it():
+    """The AsStrided error of three recipes (their shapes and versions differ): the entry's
+    message is the one its first linked place printed, and each wording is the text one named
+    run printed on the named release (the first place's run where it gave that wording), not
+    one recipe's shapes with the releases of all of them."""
+    recipes = {
+        "plot_08_step_between_backwards": ("[8, 1]", 2),
+        "plot_10_carried_hidden_state": ("[5, 5]", 3),
+        "plot_07_detach_statistics": ("[256, 1]", 2),  # the longest message: not the one shown
+    }
+    runs = {
+        "2.0.1": {n: _asstrided(s, v, "AsStridedBackward0", "old") for n, (s, v) in recipes.items()},
+        "2.12.1": {n: _asstrided(s, v, "AsStridedBackward0") for n, (s, v) in recipes.items()},
+        "2.13.0": {n: _asstrided(s, v) for n, (s, v) in recipes.items()},
+    }
+    runs["2.0.1"].pop("plot_08_step_between_backwards")  # not checked there
+    records = _records(runs)
+    found = [
+        ("RuntimeError", _asstrided(s, v), f"recipes/x/{n}", [n], n) for n, (s, v) in recipes.items()
+    ]
+    (entry,) = entries(found, release_wordings(records, "2.13.0"))
+    assert entry["message"] == _asstrided("[8, 1]", 2)
+    assert [p[0] for p in entry["places"]][0] == "recipes/x/plot_08_step_between_backwards"
+    printed = {
+        (("recipes", name), record["release"]): result["expected_errors"][0]["message"]
+        for record in records
+        for name, result in record["recipes"].items()
+    }
+    assert len(entry["wordings"]) == 3
+    for message, releases in entry["wordings"].items():
+        source, release = entry["printed_by"][message]
+        assert printed[source, release] == message and release in releases, (message, source, release)
+    assert entry["wordings"] == {
+        # 2.0.1: plot_08 was not run; the oldest run that gave it, with its own shapes
+        _asstrided("[5, 5]", 3, "AsStridedBackward0", "old"): ["2.0.1"],
+        _asstrided("[8, 1]", 2, "AsStridedBackward0"): ["2.12.1"],
+        _asstrided("[8, 1]", 2): ["2.13.0"],
+    }
+
+
+def test_a_message_cut_short_is_no_wording_of_its_own_where_the_whole_one_was_given():
+    """A claim's evidence cuts the no_grad view error short on every release; the recipes
+    print it whole on those releases: one wording, so none listed (before, the cut text was
+    listed as a second wording on every release)."""
+    from autograd_recipes.pages.error_index import claim_wordings
+
+    whole = "A view was created in no_grad mode and is being modified inplace with grad mode enabled."
+    cut = whole[:60]
+    releases = ["2.0.1", "2.13.0"]
+    records = _records({r: {"plot_14": whole} for r in releases})
+    for record in records:
+        record["claims"] = {"site-view-rules": {"evidence": f"late -> RuntimeError: {cut}"}}
+    found = [
+        ("RuntimeError", whole, "recipes/plot_14", ["s"], "S"),
+        ("RuntimeError", cut, "claims", ["claim-site-view-rules"], "C"),
+    ]
+    (entry,) = entries(found, claim_wordings(records, release_wordings(records, "2.13.0")))
+    assert entry["message"] == whole and entry["wordings"] == {}
+    # where the cut text is all a release gave, it stays a wording, with the run that printed it
+    records[0]["recipes"] = {}
+    (entry,) = entries(found, claim_wordings(records, release_wordings(records, "2.13.0")))
+    assert entry["wordings"] == {cut: ["2.0.1", "2.13.0"], whole: ["2.13.0"]}
+    assert entry["printed_by"][cut] == (("claims", "site-view-rules"), "2.0.1")
+
+
+def test_every_place_that_prints_a_view_error_is_linked_by_the_entry_of_what_it_printed():
+    """torch's words "A view was created in no_grad mode" begin two messages: a view made under
+    no_grad, and one of several views (filling a preallocated tensor row by row, the rows from
+    unbind) when the viewed tensor does not require grad but the written value does. The
+    messages come from running both here; each place is linked from the entry of the message
+    it printed, and the two entries stand next to each other."""
+    import torch
+
+    w = torch.ones(2, requires_grad=True)
+    computed = w * 1
+    with torch.no_grad():
+        first = computed[0]
+    messages = {}
+    for case, change in {
+        "no_grad": lambda: first.mul_(2),
+        "rows": lambda: [row.copy_(w * i) for i, row in enumerate(torch.empty(3, 2))],
+        "unbind": lambda: torch.randn(3, 2).unbind(0)[0].copy_(w),
+    }.items():
+        with pytest.raises(RuntimeError) as err:
+            change()
+        messages[case] = str(err.value)
+    found = [
+        ("RuntimeError", messages["no_grad"], "inplace_overview", ["why-care-4"], "Why care, 4"),
+        ("RuntimeError", messages["no_grad"], "recipes/plot_14", ["no-grad"], "The other error"),
+        ("RuntimeError", messages["rows"], "recipes/plot_14", ["rows"], "Filling rows"),
+        ("RuntimeError", messages["unbind"], "recipes/plot_15", ["pieces"], "Pieces"),
+        ("RuntimeError", messages["no_grad"][:60], "claims", ["claim-site-view-rules"], "C"),
+    ]
+    listed = entries(found, {})
+    for kind, message, doc, ids, title in found:
+        (entry,) = [e for e in listed if message_key(kind, e["message"]) == message_key(kind, message)]
+        assert (doc, ids, title) in entry["places"], (message, entry["places"])
+    starts = [n for n, e in enumerate(listed) if e["message"].startswith(messages["no_grad"][:60])]
+    assert starts == list(range(starts[0], starts[0] + len(starts)))  # next to each other
+    rows = next(e for e in listed if e["message"] == messages["rows"])
+    if messages["rows"] == messages["no_grad"]:  # a torch that words both alike: one entry
+        assert {p[2] for p in rows["places"]} >= {"The other error", "Filling rows", "Pieces"}
+    else:
+        assert [p[2] for p in rows["places"]] == ["Filling rows", "Pieces"]

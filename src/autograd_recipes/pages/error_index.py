@@ -10,14 +10,20 @@ section it appears in. Sightings of one message are grouped by ``message_key``: 
 message with what changes from run to run or release to release (shapes and dtypes in
 brackets, numbers, the ``Backward0`` that node names lose from torch 2.13) made alike, so
 the same error in two recipes is one entry; a message a claim's evidence cut short joins
-the one whole message it starts.
+the one whole message it starts. An entry shows its message as the first page it links
+printed it (its shapes and numbers are that run's: another page's may differ), never a
+text merged from several runs.
 
 The wordings come from the torch matrix (docs/matrix/): each expected error of a recipe or
 notebook belongs to the entry of the message it gives on the release this build runs, and
 the message it gave on each release is a wording of that entry (shapes and numbers aside);
 so is each message of a claim's evidence on each release. An entry lists its wordings
-where there is more than one; a message that only other releases gave is an entry of its
-own, placed on the versions page, which shows it.
+where there is more than one, each as one run printed it: the run of a page the entry
+links where one gave that wording, on the oldest release it did, named and linked after
+the wording (its evidence on the versions page, which shows that text); the wording's
+releases are those on which some run gave it, shapes and numbers aside. A message that
+only other releases gave is an entry of its own, placed on the versions page's evidence
+of the run that printed it.
 
 The page is written again whenever a recipe, a notebook or the claims page changed (its
 sightings may have) and when the matrix data changes. When it is written, the same entries
@@ -36,9 +42,9 @@ from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/
 from sphinx.util.docutils import SphinxDirective
 
 from autograd_recipes import upstream
-from autograd_recipes.evidence import matrix_data
+from autograd_recipes.evidence import matrix_data, matrix_html
 from autograd_recipes.evidence.claims import CLAIMS_DOC
-from autograd_recipes.evidence.matrix_html import VERSIONS_DOC
+from autograd_recipes.evidence.matrix_html import VERSIONS_DOC, evidence_id
 from autograd_recipes.project import PROJECT, torch_version
 
 ERRORS_DOC = "errors"
@@ -101,14 +107,32 @@ def wording_key(message):
     return " ".join(_NUMBER.sub("N", _BRACKETS.sub("[…]", message)).split())
 
 
-def _add(wordings, key, message, releases):
-    """Record ``message`` as a wording of entry ``key`` on ``releases``."""
-    _, kept = wordings.setdefault(key, {}).setdefault(wording_key(message), (message, []))
-    kept.extend(r for r in releases if r not in kept)
+def _add(wordings, key, message, releases, source, visible=True):
+    """Record ``message``, printed by the run of ``source`` (a matrix row: ``(kind, name)``,
+    kind "recipes", "notebooks" or "claims") on ``releases``, as a wording of entry ``key``;
+    ``visible``: whether the versions page shows it in that run's evidence (which it cuts
+    after ``matrix_html.EVIDENCE_CHARS``). Each source keeps the text it printed on its
+    oldest release, the one the versions page shows if any: a text is shown as one run
+    printed it, never one run's shapes beside another run's releases."""
+    by_source = wordings.setdefault(key, {}).setdefault(wording_key(message), {})
+    on = min(releases, key=_release_order)
+    kept_message, kept, kept_visible, kept_on = by_source.get(source, (message, [], visible, on))
+    if (not kept_visible, _release_order(kept_on)) > (not visible, _release_order(on)):
+        kept_message, kept_visible, kept_on = message, visible, on
+    by_source[source] = (kept_message, kept + [r for r in releases if r not in kept], kept_visible, kept_on)
+
+
+def _versions_page_shows(kind, result, text):
+    """Whether the versions page's evidence of a matrix row's result shows ``text``."""
+    try:
+        return text in matrix_html._evidence(kind, result)
+    except KeyError:  # a record without what the versions page prints (a test's): not cut
+        return True
 
 
 def release_wordings(records, pinned, wordings=None):
-    """{(kind, message_key): {wording_key: (message, [release, ...])}}. Each expected error
+    """{(kind, message_key): {wording_key: {source: (message, [release, ...])}}}, ``source``
+    the ``(kind, name)`` of the recipe or notebook whose run printed it. Each expected error
     of a recipe or notebook (by its ordinal) belongs to the entry of the message it gives on
     the ``pinned`` release, the one this build runs; on every release the matrix ran, its
     message is one wording of that entry. ``wordings``: a table to add to."""
@@ -129,7 +153,8 @@ def release_wordings(records, pinned, wordings=None):
                 for error in result.get("expected_errors", []):
                     key = entry_of.get((kind, name, error.get("ordinal")))
                     if key is not None and error.get("message"):
-                        _add(wordings, key, error["message"], [record["release"]])
+                        shown = _versions_page_shows(kind, result, f"{error['type']}: {error['message']}")
+                        _add(wordings, key, error["message"], [record["release"]], (kind, name), shown)
     return wordings
 
 
@@ -140,10 +165,11 @@ def claim_wordings(records, wordings=None):
     for record in records:
         if record.get("status") != "ok":
             continue
-        for result in record.get("claims", {}).values():
+        for name, result in record.get("claims", {}).items():
             for match in SIGHTING.finditer(result.get("evidence") or ""):
                 kind, message = match.group(1), match.group(2).strip()
-                _add(wordings, message_key(kind, message), message, [record["release"]])
+                shown = _versions_page_shows("claims", result, f"{kind}: {message}")
+                _add(wordings, message_key(kind, message), message, [record["release"]], ("claims", name), shown)
     return wordings
 
 
@@ -158,36 +184,84 @@ def _whole(key, keys):
     return longer[0] if len(longer) == 1 else key
 
 
+def _printed_by(by_source, places):
+    """The source whose text a wording shows: one whose text the versions page shows; of
+    those, one whose page the entry links, the first in the entry's order, else the one
+    that gave the wording on the oldest release; ``(source, message, the release on which
+    that source printed that text)``."""
+
+    def shows(source, doc, ids):  # the matrix names a recipe by its script's stem
+        kind, name = source
+        if kind == "claims":
+            return doc == CLAIMS_DOC and "claim-" + name in ids
+        return doc != CLAIMS_DOC and doc.rsplit("/", 1)[-1] == name.rsplit("/", 1)[-1]
+
+    def rank(item):
+        source, (_message, releases, visible, _on) = item
+        linked = [n for n, (doc, ids, _title) in enumerate(places) if shows(source, doc, ids)]
+        return (not visible, linked[0] if linked else len(places), min(map(_release_order, releases)), source)
+
+    source, (message, _releases, _visible, on) = min(by_source.items(), key=rank)
+    return source, message, on
+
+
 def entries(found, wordings, elsewhere=None):
-    """[{key, kind, message, places: [(doc, ids, title)], wordings: {message: releases}}],
-    one per message key, sorted by kind and message; places in page order, and the longest
-    message seen shown. ``elsewhere``: (docname, title) of the page that shows the matrix's
-    messages; a message of ``wordings`` that no page's output shows becomes an entry placed
-    there, its wordings listed even when there is one."""
+    """[{key, kind, message, places: [(doc, ids, title)], wordings: {message: releases},
+    printed_by: {message: (source, release)}}], one per message key, sorted by kind and
+    message. ``message``: as the first place printed it (the first sighting in page order
+    that no other one of the entry continues: a claim's evidence may cut a message short),
+    the place of that sighting first, then the others in page order. ``wordings``: each
+    wording's text as the run of ``printed_by``'s source printed it on ``printed_by``'s
+    release (the run of a place the entry links where one gave it), with the releases on
+    which any run gave that wording. ``elsewhere``: (docname, title) of the page that
+    shows the matrix's messages; a message of ``wordings`` that no page's output shows
+    becomes an entry placed there, at the evidence of the run that printed it, its wordings
+    listed even when there is one."""
     keys = {message_key(kind, message) for kind, message, *_ in found}
     shown = {_whole(key, keys) for key in keys}
     moved = {}
     for key, variants in wordings.items():
-        for message, releases in variants.values():
-            _add(moved, _whole(key, shown), message, releases)
+        for by_source in variants.values():
+            for source, kept in by_source.items():
+                moved.setdefault(_whole(key, shown), {}).setdefault(wording_key(kept[0]), {})[source] = kept
     grouped = {}
     for kind, message, doc, ids, title in found:
         key = _whole(message_key(kind, message), keys)
-        entry = grouped.setdefault(key, {"key": key, "kind": kind, "message": message, "places": []})
-        if len(message) > len(entry["message"]):
-            entry["message"] = message
+        entry = grouped.setdefault(key, {"key": key, "kind": kind, "seen": [], "places": []})
+        entry["seen"].append((message, (doc, ids, title)))
         if (doc, ids[:1], title) not in [(d, i[:1], t) for d, i, t in entry["places"]]:
             entry["places"].append((doc, ids, title))
+    for entry in grouped.values():
+        seen = [(message_key(entry["kind"], m)[1], m, place) for m, place in entry.pop("seen")]
+        whole = [(m, place) for k, m, place in seen if not any(o != k and o.startswith(k) for o, *_ in seen)]
+        entry["message"], place = whole[0]
+        same = [p for p in entry["places"] if (p[0], p[1][:1], p[2]) == (place[0], place[1][:1], place[2])]
+        entry["places"] = same + [p for p in entry["places"] if p not in same]
     if elsewhere is not None:
         for key, variants in moved.items():
             if key not in grouped:
-                oldest = min(variants.values(), key=lambda mr: min(map(_release_order, mr[1])))
-                place = (elsewhere[0], [], elsewhere[1])
-                grouped[key] = {"key": key, "kind": key[0], "message": oldest[0], "places": [place]}
+                by_release = [_printed_by(by_source, []) for by_source in variants.values()]
+                source, message, _on = min(by_release, key=lambda smo: _release_order(smo[2]))
+                place = (elsewhere[0], [evidence_id(*source)], elsewhere[1])
+                grouped[key] = {"key": key, "kind": key[0], "message": message, "places": [place]}
     for key, entry in grouped.items():
-        listed = {m: sorted(r, key=_release_order) for m, r in moved.get(key, {}).values()}
+        listed, printed_by = {}, {}
+        for by_source in moved.get(key, {}).values():
+            source, message, on = _printed_by(by_source, entry["places"])
+            given = {r for _m, rs, _v, _o in by_source.values() for r in rs}
+            listed[message] = sorted(given, key=_release_order)
+            printed_by[message] = (source, on)
+        for message in list(listed):  # cut short (a claim's evidence) where a whole one was given
+            start = wording_key(message)
+            if any(
+                other != message and wording_key(other).startswith(start) and set(listed[message]) <= set(rs)
+                for other, rs in listed.items()
+            ):
+                del listed[message], printed_by[message]
         only_elsewhere = key not in shown
-        entry["wordings"] = listed if len(listed) > 1 or only_elsewhere else {}
+        keep = len(listed) > 1 or only_elsewhere
+        entry["wordings"] = listed if keep else {}
+        entry["printed_by"] = printed_by if keep else {}
     return [grouped[k] for k in sorted(grouped)]
 
 
@@ -231,6 +305,11 @@ def _fill(app, doctree, docname):
                 for message, releases in sorted(
                     entry["wordings"].items(), key=lambda mr: _release_order(mr[1][0])
                 ):
+                    source, release = entry["printed_by"][message]
+                    run = nodes.Text(_source_label(env, source))
+                    if elsewhere is not None:  # its evidence on the versions page shows the text
+                        uri = app.builder.get_relative_uri(docname, VERSIONS_DOC) + "#" + evidence_id(*source)
+                        run = nodes.reference("", run.astext(), internal=True, refuri=uri)
                     wordings += nodes.list_item(
                         "",
                         nodes.paragraph(
@@ -238,11 +317,29 @@ def _fill(app, doctree, docname):
                             "",
                             nodes.Text(f"{', '.join(releases)}: "),
                             _code(f"{entry['kind']}: {message}"),
+                            nodes.Text(" ("),  # the run that printed this text, on the versions page
+                            run,
+                            nodes.Text(f", torch {release})"),
                         ),
                     )
                 item += wordings
             items += item
         placeholder.replace_self(items)
+
+
+def _source_label(env, source):
+    """A matrix row for readers: its page's title; a claim's, with the claim's id."""
+    kind, name = source
+    if kind == "claims":
+        doc = CLAIMS_DOC
+    elif kind == "recipes":
+        doc = next((d for d in PROJECT.recipe_docnames() if d.rsplit("/", 1)[-1] == name), None)
+    else:
+        doc = name
+    if doc not in env.titles:
+        return name
+    title = env.titles[doc].astext()
+    return f"{title} › {name}" if kind == "claims" else title
 
 
 _WORDS = re.compile(r"\w+")
