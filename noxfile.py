@@ -1,4 +1,4 @@
-"""Contributor tasks: ``nox -s docs``, ``tests``, ``lint``, ``i18n``, ``claims``, ``matrix``, ``bench``, ``lighthouse``, ``serve``."""
+"""Contributor tasks: ``nox -s docs``, ``tests``, ``lint``, ``i18n``, ``claims``, ``conditions``, ``matrix``, ``bench``, ``lighthouse``, ``serve``."""
 
 import json
 import os
@@ -147,6 +147,19 @@ def claims(session):
     install(session, f"torch=={session.posargs[0]}")
     install(session, *PACKAGE_ALONE)
     session.run("python", "-m", "autograd_recipes.evidence.claims_ledger", success_codes=[0, 1])
+
+
+@nox.session
+def conditions(session):
+    """Run every claim again under conditions it does not vary (dtype, autocast, grad modes,
+    optimizer options, keyword calls); record where verdicts flip in docs/conditions/.
+
+    ``nox -s conditions -- ID ...`` runs those claims only; ``-- --verify`` compares with the
+    record instead of writing it. Fails on a flip the ledger does not explain.
+    """
+    install(session)
+    args = session.posargs if "--verify" in session.posargs else ["--record", *session.posargs]
+    session.run("python", "-m", "autograd_recipes.evidence.ambient_conditions", *args)
 
 
 MATRIX_ENVS = Path(".nox") / "matrix-envs"  # one at a time, removed after its run

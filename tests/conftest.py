@@ -129,9 +129,21 @@ def write_ledger(path, claims):
     """A ledger file of ``claims`` (dicts as claims_ledger.load gives them)."""
     import json
 
-    # JSON strings and lists of strings are TOML too; numbers print alike
-    text = "".join(
-        "[[claim]]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in claim.items()) + "\n"
+    from autograd_recipes.evidence import claims_ledger
+
+    def value(v):  # JSON strings and lists of strings are TOML too; a table is written inline
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{k} = {json.dumps(x)}" for k, x in v.items()) + "}"
+        return json.dumps(v)
+
+    # the conditions and reasons the claims name, as the real ledger defines them
+    tables = "".join(
+        f"[{kind}.{name}]\n" + "".join(f"{k} = {value(v)}\n" for k, v in table.items()) + "\n"
+        for kind, entries in claims_ledger.load_vocabulary().items()
+        for name, table in entries.items()
+    )
+    text = tables + "".join(
+        "[[claim]]\n" + "".join(f"{key} = {value(v)}\n" for key, v in claim.items()) + "\n"
         for claim in claims
     )
     path.write_text(text, encoding="utf-8")

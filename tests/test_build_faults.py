@@ -23,6 +23,8 @@ from conftest import JOBS, background_build, build_site, seeded_tiny
 from test_recipes import expect_error_source
 from tiny import NOTEBOOK, RECIPES, TINY, tiny_project
 
+from autograd_recipes.evidence import claims_ledger
+
 PINNED = version("torch").split("+")[0]  # its recorded results: docs/matrix/torch-<PINNED>.json
 # seconds, for the fault build: the planted endless recipe stops after this (wall time: generous,
 # since the fault build runs beside other builds; the tiny site's sound recipes take a second)
@@ -247,7 +249,18 @@ def _faulty_project(folder):
     text = ledger.read_text()
     start = text.index('id = "tiny-no-grad-result"')
     text = text[:start] + text[start:].replace('verdict = "holds"', 'verdict = "does not hold"', 1)
+    # conditions: the leaf claim needs grad mode on, a recipe sentence links it without saying
+    # so, and its ambient record has a flip under autocast that nothing explains
+    text = CONDITIONS + text.replace(
+        'id = "tiny-leaf-inplace-raises"\n', 'id = "tiny-leaf-inplace-raises"\nconditions = ["grad-mode-on"]\n'
+    )
     ledger.write_text(HOOK_CLAIM + text + PLANTED_CLAIMS + WRITING_CLAIM + BIG_CLAIM)
+    plant(recipes / "plot_01_leaf_update.py", "# The update raises.", UNCONDITIONED_SENTENCE)
+    leaf = next(c for c in claims_ledger.load(ledger) if c["id"] == "tiny-leaf-inplace-raises")
+    (docs / "conditions").mkdir()
+    (docs / "conditions" / f"torch-{PINNED}.json").write_text(
+        json.dumps({"claims": {leaf["id"]: {"code": claims_ledger.code_digest(leaf), "runs": FLIPPED_RUNS}}})
+    )
     # the matrix: a recorded verdict of the pinned release that the build's live run contradicts
     pinned = docs / "matrix" / f"torch-{PINNED}.json"
     data = json.loads(pinned.read_text(encoding="utf-8"))
@@ -264,6 +277,20 @@ def _faulty_project(folder):
     # a reference to a page that does not exist
     plant(docs / "index.rst", ":doc:`tiny_notebook`", ":doc:`tiny_notebok`")
     return background_build(project, "--lang", "en", "-D", f"recipe_timeout={RECIPE_TIMEOUT}", timeout=600)
+
+
+CONDITIONS = """
+[condition.grad-mode-on]
+label = "grad mode on"
+phrases = ["grad mode on", "grad mode is on"]
+covers = ["no_grad", "inference_mode", "grad_disabled"]
+"""
+UNCONDITIONED_SENTENCE = "# The update raises :claim:`tiny-leaf-inplace-raises`."
+FLIPPED_RUNS = {
+    "no_grad": {"verdict": "does not hold", "applies": True, "evidence": "grad mode off"},
+    "autocast": {"verdict": "does not hold", "applies": True, "evidence": "planted flip"},
+    "fused": {"verdict": None, "applies": False},
+}
 
 
 def _keep_outputs(result):
@@ -405,7 +432,18 @@ def located(project):
     big_print = line_of(recipe, f'print("x" * {BIG})')
     other_message = project / "recipes/plot_06_other_message.py"
     ledger, big_claim = project / "docs/claims.toml", 'id = "planted-prints-too-much"'
+    leaf_recipe, leaf_claim = project / RECIPES[0], 'id = "tiny-leaf-inplace-raises"'
     return {
+        "sentence that does not name its claim's condition": [
+            f"{leaf_recipe}:{line_of(leaf_recipe, UNCONDITIONED_SENTENCE)}: WARNING: the sentence linking claim "
+            "tiny-leaf-inplace-raises does not name its condition 'grad-mode-on' (language en): say one of "
+            "“grad mode on” / “grad mode is on”"
+        ],
+        "flip under an ambient condition that nothing explains": [
+            f"{ledger}:{line_of(ledger, leaf_claim)}: WARNING: claim "
+            "tiny-leaf-inplace-raises flips under an ambient condition: CPU autocast to bfloat16: 'does not "
+            "hold', not 'holds'; name a condition that covers 'autocast'"
+        ],
         "recipe time limit that is not a number of seconds": [
             f"{other_message}:{line_of(other_message, 'sphinx_gallery_recipe_timeout')}: WARNING: "
             "sphinx_gallery_recipe_timeout must be a whole number of seconds, not 'soon'; conf.py's is used"
@@ -457,6 +495,8 @@ def test_code_the_build_runs_leaves_the_checkout_as_it_was(fault_build):
         "notebook cell output over the cap",
         "claim evidence over the cap",
         "notebook without a cached run",
+        "sentence that does not name its claim's condition",
+        "flip under an ambient condition that nothing explains",
     ],
 )
 def test_located_fault_is_reported_by_file_and_line(fault_build, fault):

@@ -31,7 +31,7 @@ from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from autograd_recipes.evidence import claims_ledger, claims_runner
+from autograd_recipes.evidence import ambient_conditions, claim_scope, claims_ledger, claims_runner
 from autograd_recipes.project import ROOT, source_file, torch_version
 
 logger = logging.getLogger(__name__)
@@ -167,6 +167,11 @@ class ClaimsLedger(SphinxDirective):
             logger.warning("%s", err, location=self.get_location())
             return []
         observed = results(self.env.app)
+        vocabulary = claims_ledger.load_vocabulary(ledger_path)
+        # the ambient runs' record (nox -s conditions): a flip no condition or reason explains
+        # fails the build at the claim's line; a claim not yet tried says so in its box
+        self.env.note_dependency(str(claim_scope.record_file(ledger_path)))
+        record = claim_scope.record(ledger_path)
         if "articles" in self.options:
             claims = [c for c in claims if c["article"] in self.options["articles"].split()]
         ledger_text = ledger_path.read_text(encoding="utf-8")
@@ -199,10 +204,20 @@ class ClaimsLedger(SphinxDirective):
                     "" if verdict else ": " + evidence.strip().splitlines()[-1],
                     location=f"{ledger_path}:{line}",
                 )
-            out.append(self._claim(claim, verdict, evidence, labels))
+            entry = (record or {}).get("claims", {}).get(claim["id"])
+            if entry is not None and entry["code"] == claims_ledger.code_digest(claim):
+                for cid, (kind, detail) in ambient_conditions.explain(claim, entry["runs"], vocabulary).items():
+                    if kind == "unexplained":
+                        logger.warning(
+                            "claim %s flips under an ambient condition: %s",
+                            claim["id"],
+                            detail,
+                            location=f"{ledger_path}:{claims_ledger.line_of(ledger_text, claim['id'])}",
+                        )
+            out.append(self._claim(claim, verdict, evidence, labels, vocabulary, entry))
         return out
 
-    def _claim(self, claim, verdict, evidence, labels):
+    def _claim(self, claim, verdict, evidence, labels, vocabulary, entry):
         box = nodes.container(
             classes=["claim", "verdict-" + claim["verdict"].replace(" ", "-")], ids=["claim-" + claim["id"]]
         )
@@ -218,11 +233,24 @@ class ClaimsLedger(SphinxDirective):
             name = nodes.field_name(label, label, translatable=False)  # already in the page's language
             fields += nodes.field("", name, nodes.field_body("", body))
         box += fields
+        # the conditions it names and how it fared under the others: in the page's language
+        tried = nodes.paragraph(translatable=False, classes=["claim-tried"])
+        named = claim_scope.named_conditions(claim, vocabulary)
+        rows = ([(_("Conditions:"), _(", ").join(named) + ".")] if named else [])
+        rows += claim_scope.tried(claim, entry, vocabulary)
+        for label, text in rows:
+            tried += nodes.strong("", label)
+            tried += nodes.Text(" " + text + " " if text else " ")
+        box += tried
         meta = nodes.paragraph(translatable=False, classes=["claim-meta"])
         meta += nodes.strong("", _("Verdict:") + " " + labels[claim["verdict"]])
         meta += nodes.Text(" · " + _("Source:") + " " + labels[claim["article"]] + ", ")
         # the site's own sections are this site's headings: in the page's language (sphinx.po)
-        section = _(claim["section"]) if claim["article"] == "site" else claim["section"]
+        section = claim["section"]
+        if claim["article"] == "site":  # its page's heading, as that page's catalog has it
+            section = claim_scope.in_language(section, self.config, claim["page"])
+            if section == claim["section"]:  # or this site's interface catalog (sphinx.po)
+                section = _(section)
         meta += nodes.inline(section, section, classes=["claim-section"])
         meta += nodes.Text(" · " + _("Covered in:") + " ")
         meta += nodes.reference(

@@ -19,6 +19,12 @@ says which); ``run_control`` runs the same check on that case, and
 never a line that sets ``verdict``, and never a torch name that does not exist
 (``missing_names``): a control that only breaks the check shows nothing.
 
+A claim also lists the ``conditions`` its sentence needs (ids of the ledger's
+``[condition.ID]`` tables: what the sentence must name, and which of the ambient
+conditions of ambient_conditions.py each covers) and, in ``out_of_domain``, the ambient
+conditions under which its verdict flips for a reason outside its domain (ids of
+``[reason.ID]`` tables, whose ``evidence`` text the flipped run must print).
+
 Used by the ``claims`` Sphinx extension at build time, by tests/test_claims.py
 (which runs every control), and on its own to check another torch version:
 
@@ -63,8 +69,8 @@ class LedgerError(ValueError):
 
 
 def load(path=LEDGER):
-    with open(path, "rb") as f:
-        claims = tomllib.load(f)["claim"]
+    claims = _read(path)["claim"]
+    vocabulary = load_vocabulary(path)
     seen = set()
     for number, claim in enumerate(claims, 1):
         where = f"{path}: claim #{number} ({claim.get('id', '?')})"
@@ -81,7 +87,34 @@ def load(path=LEDGER):
         if claim["id"] in seen:
             raise LedgerError(f"{where}: duplicate id")
         seen.add(claim["id"])
+        unknown = [c for c in claim.get("conditions", []) if c not in vocabulary["condition"]]
+        if unknown:
+            raise LedgerError(f"{where}: conditions {unknown} are not [condition.ID] tables of the ledger")
+        for ambient, reason in claim.get("out_of_domain", {}).items():
+            if reason not in vocabulary["reason"]:
+                raise LedgerError(f"{where}: out_of_domain {ambient} = {reason!r} is not a [reason.ID] table")
     return claims
+
+
+def _read(path):
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
+def load_vocabulary(path=LEDGER):
+    """The ledger's ``condition`` and ``reason`` tables: {"condition": {id: table}, "reason": {...}}.
+
+    A condition has a ``label`` (what the pages show), ``phrases`` (the words a sentence that needs it says, in English; each
+    translated through sphinx.po) and ``covers`` (ambient condition ids); a reason has
+    ``text`` and, optionally, ``evidence`` (what a run outside the domain prints)."""
+    data = _read(path)
+    vocabulary = {"condition": data.get("condition", {}), "reason": data.get("reason", {})}
+    for kind, needed in (("condition", ("label", "phrases", "covers")), ("reason", ("text",))):
+        for name, table in vocabulary[kind].items():
+            missing = [k for k in needed if not table.get(k)]
+            if missing:
+                raise LedgerError(f"{path}: [{kind}.{name}]: missing {', '.join(missing)}")
+    return vocabulary
 
 
 def line_of(ledger_text, claim_id):

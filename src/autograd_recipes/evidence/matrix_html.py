@@ -104,6 +104,14 @@ def _row(state, kind, name):
     return cells, [(texts[key], releases) for key, releases in entries.items()]
 
 
+def evidence_entries(state, kind, name):
+    """A row's evidence as the versions page shows it (``evidence_html``), each distinct text
+    once: [(text, [releases that printed it])]; empty where the page shows none and has no
+    block ``evidence_id(kind, name)`` (every cell not checked since the code changed, or not
+    run). The errors page reads it to name and link only runs whose text this page shows."""
+    return _row(state, kind, name)[1]
+
+
 def _groups(state):
     return (
         ("claims", _("Claims"), list(state.hashes["claims"])),
