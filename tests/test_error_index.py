@@ -419,3 +419,204 @@ def test_every_place_that_prints_a_view_error_is_linked_by_the_entry_of_what_it_
         assert {p[2] for p in rows["places"]} >= {"The other error", "Filling rows", "Pieces"}
     else:
         assert [p[2] for p in rows["places"]] == ["Filling rows", "Pieces"]
+
+
+def _matrix_state(records, hashes, sentences=None):
+    """What the versions page is made from (torch_matrix's state), for claims only."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(
+        records=records,
+        hashes={"claims": hashes, "recipes": {}, "notebooks": {}},
+        verdicts=dict.fromkeys(hashes, "holds"),
+        reference=None,
+        lines={},
+        measured=set(),
+        checked=[r["release"] for r in records],
+        sentences=sentences or {name: f"The sentence of {name}." for name in hashes},
+        pinned=records[-1]["release"],
+    )
+
+
+def _claim_records(evidence_by_release, hashes):
+    """Matrix records of claims: {release: {claim: evidence}}, each run of the code ``hashes``
+    had then (a claim whose code changed since has another hash today)."""
+    return [
+        {
+            "release": release,
+            "status": "ok",
+            "claims": {
+                name: {"hash": hashes[name], "verdict": "holds", "evidence": text}
+                for name, text in by_claim.items()
+            },
+        }
+        for release, by_claim in evidence_by_release.items()
+    ]
+
+
+def _versions_page(state):
+    """The versions page's evidence (matrix_html.evidence_html) as HTML, with its anchors."""
+    from types import SimpleNamespace
+
+    from autograd_recipes.evidence import matrix_html
+
+    page = matrix_html.evidence_html(state, SimpleNamespace(titles={}))
+    return page, set(re.findall(r'id="([^"]+)"', page))
+
+
+def _shown(state):
+    from autograd_recipes.evidence import matrix_html
+
+    return lambda kind, name: matrix_html.evidence_entries(state, kind, name)
+
+
+SPLIT_WHOLE = (
+    "Output 0 of {node} is a view and is being modified inplace. This view is the output of a "
+    "function that returns multiple views. Such functions do not allow the output views to be "
+    "modified inplace. You should replace the inplace operation by an out-of-place one."
+)
+
+
+def test_a_run_the_versions_page_shows_no_evidence_of_gives_no_wording_and_no_anchor():
+    """A claim whose code changed since the matrix ran it is "not checked" on the versions
+    page, which then has no evidence block (no ``#evidence-claims-…``) for it: its recorded
+    messages are no wording here, and nothing links that anchor; a claim the matrix ran on
+    today's code still gives its wordings, linked to its block. (Before, the errors page
+    listed the changed claim's old texts, linked to an anchor the versions page never made.)"""
+    from autograd_recipes.evidence.matrix_html import evidence_id
+    from autograd_recipes.pages.error_index import claim_wordings
+
+    recorded = {"fresh": "h1", "changed": "old"}  # the hashes the matrix ran
+    records = _claim_records(
+        {
+            "2.0.1": {
+                "fresh": "unbind -> RuntimeError: " + SPLIT_WHOLE.format(node="UnbindBackward0"),
+                "changed": "split -> RuntimeError: "
+                + SPLIT_WHOLE.format(node="SplitBackward0")
+                + " | old -> AttributeError: module 'torch' has no attribute 'gone'",
+            },
+            "2.13.0": {
+                "fresh": "unbind -> RuntimeError: " + SPLIT_WHOLE.format(node="Unbind"),
+                "changed": "split -> RuntimeError: " + SPLIT_WHOLE.format(node="Split"),
+            },
+        },
+        recorded,
+    )
+    state = _matrix_state(records, {"fresh": "h1", "changed": "new"})  # today's code
+    page, anchors = _versions_page(state)
+    assert evidence_id("claims", "fresh") in anchors and evidence_id("claims", "changed") not in anchors
+    found = [
+        ("RuntimeError", SPLIT_WHOLE.format(node="Unbind"), "claims", ["claim-fresh"], "C"),
+        ("RuntimeError", SPLIT_WHOLE.format(node="Split"), "claims", ["claim-changed"], "C"),
+    ]
+    listed = entries(found, claim_wordings(records, shown=_shown(state)), ("versions", ""))
+    by_message = {e["message"]: e for e in listed}
+    assert set(by_message) == {SPLIT_WHOLE.format(node="Unbind"), SPLIT_WHOLE.format(node="Split")}
+    assert by_message[SPLIT_WHOLE.format(node="Split")]["wordings"] == {}  # none: not checked
+    unbind = by_message[SPLIT_WHOLE.format(node="Unbind")]
+    assert unbind["wordings"] == {
+        SPLIT_WHOLE.format(node="UnbindBackward0"): ["2.0.1"],
+        SPLIT_WHOLE.format(node="Unbind"): ["2.13.0"],
+    }
+    for entry in listed:  # every anchor of the versions page that an entry would link exists
+        linked = [ids[0] for doc, ids, _title in entry["places"] if doc == "versions"]
+        linked += [evidence_id(*source) for source, _release in entry["printed_by"].values()]
+        assert set(linked) <= anchors, (entry["message"], linked)
+        for message, (source, release) in entry["printed_by"].items():  # and it shows the text
+            assert f"RuntimeError: {message}" in page, message
+
+
+def test_every_text_an_entry_shows_is_printed_where_it_links_not_by_a_changed_run():
+    """The split error on the errors page of a build where a recipe and a claim had just
+    changed: the recipe's page prints the whole message, the claims page the claim's cut
+    one; the matrix's records of both are of their old code (the versions page shows no
+    evidence of them). Each text the entries show is printed by a page the entry links;
+    before, the entry showed the old runs' ``SplitBackward0`` texts, printed nowhere."""
+    from autograd_recipes.pages.error_index import claim_wordings
+
+    whole, cut = SPLIT_WHOLE.format(node="Split"), SPLIT_WHOLE.format(node="SplitWithSizes")[:60]
+    records = _records(
+        {
+            "2.0.1": {"plot_14": SPLIT_WHOLE.format(node="SplitBackward0")},
+            "2.13.0": {"plot_14": whole},
+        }
+    )
+    for record in records:
+        node = "SplitWithSizesBackward0" if record["release"] == "2.0.1" else "SplitWithSizes"
+        record["recipes"]["plot_14"]["hash"] = "old"
+        evidence = f"split_with_sizes -> RuntimeError: {SPLIT_WHOLE.format(node=node)[:50]}"
+        record["claims"] = {"view-rules": {"hash": "old", "verdict": "holds", "evidence": evidence}}
+    state = _matrix_state(records, {"view-rules": "new"})
+    state.hashes["recipes"] = {"plot_14": "new"}
+    shown = _shown(state)
+    printed = {  # what each page prints
+        "recipes/plot_14": [whole],
+        "claims": [cut],
+        "versions": [_versions_page(state)[0]],
+    }
+    found = [
+        ("RuntimeError", whole, "recipes/plot_14", ["s"], "S"),
+        ("RuntimeError", whole[:60], "claims", ["claim-view-rules"], "C"),
+        ("RuntimeError", cut, "claims", ["claim-view-rules"], "C"),
+    ]
+    wordings = claim_wordings(records, release_wordings(records, "2.13.0", shown=shown), shown)
+    listed = entries(found, wordings, ("versions", ""))
+    assert [e["message"] for e in listed] == [whole, cut]
+    for entry in listed:
+        docs = {doc for doc, _ids, _title in entry["places"]} | {"versions" for _ in entry["printed_by"]}
+        for message in [entry["message"], *entry["wordings"]]:
+            assert any(message in text for doc in docs for text in printed[doc]), message
+
+
+def test_a_wording_the_versions_page_cuts_off_is_not_listed():
+    """The versions page cuts a run's evidence after matrix_html.EVIDENCE_CHARS: a message
+    past the cut is printed on no page, so it is no wording and no entry of its own (before,
+    it was listed, named after a run whose evidence does not show it)."""
+    from autograd_recipes.evidence.matrix_html import EVIDENCE_CHARS
+    from autograd_recipes.pages.error_index import claim_wordings
+
+    late = "AttributeError: module 'torch' has no attribute 'late'"
+    evidence = {"2.0.1": "x" * EVIDENCE_CHARS + " | " + late, "2.13.0": "y: " + late.replace("late", "soon")}
+    records = [
+        {"release": release, "status": "ok", "claims": {"x": {"evidence": text}}}
+        for release, text in evidence.items()
+    ]
+    listed = entries([], claim_wordings(records), ("versions", ""))
+    assert [e["message"] for e in listed] == ["module 'torch' has no attribute 'soon'"]
+
+
+@pytest.mark.parametrize(
+    "lang, title, sentence",
+    [
+        (
+            "en",
+            "Claims, checked",
+            "With grad mode on, two view rules raise an error even when nothing will read the old "
+            "value: changing in place an output of unbind, split or chunk.",
+        ),
+        (
+            "ko",
+            "검증한 주장",
+            "기울기 모드가 켜져 있으면 두 가지 뷰 규칙이 오류를 냅니다. 이전 값을 아무도 읽지 "
+            "않아도 unbind, split, chunk의 출력을 제자리에서 바꾸면 오류가 납니다.",
+        ),
+    ],
+)
+def test_a_claim_that_printed_a_wording_is_named_by_its_sentence_never_its_id(lang, title, sentence):
+    """The run of a claim is named for readers as the versions page names its row: the
+    claims page's title and the claim's sentence in the page's language, shortened; its id
+    is no reader text (before: "Claims, checked › site-view-rules")."""
+    from types import SimpleNamespace
+
+    from docutils import nodes
+
+    from autograd_recipes.pages.error_index import CLAIM_LABEL_WIDTH, _source_label
+    from autograd_recipes.pages.page_summary import width
+
+    env = SimpleNamespace(titles={"claims": nodes.title("", title)})
+    label = _source_label(env, ("claims", "site-view-rules"), {"site-view-rules": sentence})
+    assert "site-view-rules" not in label
+    assert label.startswith(f"{title} › ")
+    said = label.removeprefix(f"{title} › ")  # whole sentences, else whole words and "…"
+    assert sentence.startswith(said.removesuffix("…"))
+    assert width(said) <= CLAIM_LABEL_WIDTH < width(sentence)

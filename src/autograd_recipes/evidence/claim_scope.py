@@ -75,7 +75,7 @@ def tried(claim, entry, vocabulary):
     """[(label, text)] saying how the claim fared under the ambient conditions, or one
     line saying it was not tried for its current code."""
     if entry is None or entry["code"] != claims_ledger.code_digest(claim):
-        return [(_("Other conditions:"), _("not yet tried for this code (nox -s conditions)."))]
+        return [(_("Other conditions:"), _("not yet tried for this code."))]
     labels = ambient_labels()
     explained = ambient_conditions.explain(claim, entry["runs"], vocabulary)
     groups = {"same": [], "not applicable": [], "changes": []}

@@ -17,13 +17,18 @@ text merged from several runs.
 The wordings come from the torch matrix (docs/matrix/): each expected error of a recipe or
 notebook belongs to the entry of the message it gives on the release this build runs, and
 the message it gave on each release is a wording of that entry (shapes and numbers aside);
-so is each message of a claim's evidence on each release. An entry lists its wordings
+so is each message of a claim's evidence on each release. Only the runs whose evidence
+the versions page shows count (``matrix_html.evidence_entries``, the function that page's
+evidence is made from): a run of code that changed since the matrix ran it is "not
+checked" there, with no evidence, and gives no wording here. An entry lists its wordings
 where there is more than one, each as one run printed it: the run of a page the entry
-links where one gave that wording, on the oldest release it did, named and linked after
-the wording (its evidence on the versions page, which shows that text); the wording's
-releases are those on which some run gave it, shapes and numbers aside. A message that
-only other releases gave is an entry of its own, placed on the versions page's evidence
-of the run that printed it.
+links where one gave that wording, on the oldest release it did, named (a claim by its
+sentence, shortened, as the versions page names its row; never by its id) and linked after
+the wording (its evidence on the versions page, which shows that text); a wording whose
+text no shown evidence prints whole (the versions page cuts long evidence) is not listed.
+The wording's releases are those on which some run gave it, shapes and numbers aside. A
+message that only other releases gave is an entry of its own, placed on the versions page's
+evidence of the run that printed it.
 
 The page is written again whenever a recipe, a notebook or the claims page changed (its
 sightings may have) and when the matrix data changes. When it is written, the same entries
@@ -42,10 +47,11 @@ from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/
 from sphinx.util.docutils import SphinxDirective
 
 from autograd_recipes import upstream
-from autograd_recipes.evidence import matrix_data, matrix_html
+from autograd_recipes.evidence import matrix_html, torch_matrix
 from autograd_recipes.evidence.claims import CLAIMS_DOC
 from autograd_recipes.evidence.matrix_html import VERSIONS_DOC, evidence_id
-from autograd_recipes.project import PROJECT, torch_version
+from autograd_recipes.pages.page_summary import shorten
+from autograd_recipes.project import PROJECT
 
 ERRORS_DOC = "errors"
 ERROR_INDEX_SCRIPT = "error-index.js"  # in the output's _static/; the search page loads it
@@ -57,6 +63,7 @@ OUTPUT_CLASSES = {upstream.GALLERY_OUTPUT_CLASS, "output"}
 _BRACKETS = re.compile(r"\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]")  # [torch.FloatTensor [2, 4]]
 _NODE = re.compile(r"\b([A-Z][A-Za-z]*?)(?:Backward\d*)?\b")
 _NUMBER = re.compile(r"\d+")
+CLAIM_LABEL_WIDTH = 72  # columns of a claim's sentence where it names the run that printed a wording
 
 
 def message_key(kind, message):
@@ -122,20 +129,32 @@ def _add(wordings, key, message, releases, source, visible=True):
     by_source[source] = (kept_message, kept + [r for r in releases if r not in kept], kept_visible, kept_on)
 
 
-def _versions_page_shows(kind, result, text):
-    """Whether the versions page's evidence of a matrix row's result shows ``text``."""
-    try:
-        return text in matrix_html._evidence(kind, result)
-    except KeyError:  # a record without what the versions page prints (a test's): not cut
-        return True
+def _shown_evidence(shown, kind, name, release, result):
+    """The text the versions page shows as the evidence of the run of row ``(kind, name)``
+    on ``release``, or None where it shows none (a release not run; code changed since the
+    matrix ran it: "not checked"). ``shown(kind, name)``: the row's evidence as that page
+    shows it (matrix_html.evidence_entries); None: a test's records, each run shown as
+    recorded, or True for a record without what the versions page prints (not cut)."""
+    if shown is None:
+        try:
+            return matrix_html._evidence(kind, result)
+        except KeyError:
+            return True
+    return next((text for text, releases in shown(kind, name) if release in releases), None)
 
 
-def release_wordings(records, pinned, wordings=None):
-    """{(kind, message_key): {wording_key: {source: (message, [release, ...])}}}, ``source``
-    the ``(kind, name)`` of the recipe or notebook whose run printed it. Each expected error
-    of a recipe or notebook (by its ordinal) belongs to the entry of the message it gives on
-    the ``pinned`` release, the one this build runs; on every release the matrix ran, its
-    message is one wording of that entry. ``wordings``: a table to add to."""
+def _shows(evidence, text):
+    return evidence is True or text in evidence
+
+
+def release_wordings(records, pinned, wordings=None, shown=None):
+    """{(kind, message_key): {wording_key: {source: (message, [release, ...], visible,
+    release)}}}, ``source`` the ``(kind, name)`` of the recipe or notebook whose run printed
+    it. Each expected error of a recipe or notebook (by its ordinal) belongs to the entry of
+    the message it gives on the ``pinned`` release, the one this build runs; on every
+    release the matrix ran, its message is one wording of that entry. Only runs whose
+    evidence the versions page shows count (``shown``: see ``_shown_evidence``).
+    ``wordings``: a table to add to."""
     wordings = {} if wordings is None else wordings
     ok = [r for r in records if r.get("status") == "ok"]
     reference = next((r for r in ok if r["release"] == pinned), None)
@@ -144,32 +163,41 @@ def release_wordings(records, pinned, wordings=None):
     entry_of = {}
     for kind in ("recipes", "notebooks"):
         for name, result in reference.get(kind, {}).items():
+            if _shown_evidence(shown, kind, name, pinned, result) is None:  # not checked: old ordinals
+                continue
             for error in result.get("expected_errors", []):
                 if error.get("message"):
                     entry_of[kind, name, error["ordinal"]] = message_key(error["type"], error["message"])
     for record in ok:
         for kind in ("recipes", "notebooks"):
             for name, result in record.get(kind, {}).items():
+                evidence = _shown_evidence(shown, kind, name, record["release"], result)
+                if evidence is None:  # the versions page shows nothing of this run
+                    continue
                 for error in result.get("expected_errors", []):
                     key = entry_of.get((kind, name, error.get("ordinal")))
                     if key is not None and error.get("message"):
-                        shown = _versions_page_shows(kind, result, f"{error['type']}: {error['message']}")
-                        _add(wordings, key, error["message"], [record["release"]], (kind, name), shown)
+                        visible = _shows(evidence, f"{error['type']}: {error['message']}")
+                        _add(wordings, key, error["message"], [record["release"]], (kind, name), visible)
     return wordings
 
 
-def claim_wordings(records, wordings=None):
+def claim_wordings(records, wordings=None, shown=None):
     """The same table for the messages in the claims' evidence on each release the matrix
-    ran (the versions page shows them), each under its own message's entry."""
+    ran, each under its own message's entry: of the runs whose evidence the versions page
+    shows (``shown``: see ``_shown_evidence``)."""
     wordings = {} if wordings is None else wordings
     for record in records:
         if record.get("status") != "ok":
             continue
         for name, result in record.get("claims", {}).items():
+            evidence = _shown_evidence(shown, "claims", name, record["release"], result)
+            if evidence is None:  # not checked since the claim's code changed: no evidence shown
+                continue
             for match in SIGHTING.finditer(result.get("evidence") or ""):
                 kind, message = match.group(1), match.group(2).strip()
-                shown = _versions_page_shows("claims", result, f"{kind}: {message}")
-                _add(wordings, message_key(kind, message), message, [record["release"]], ("claims", name), shown)
+                key, visible = message_key(kind, message), _shows(evidence, f"{kind}: {message}")
+                _add(wordings, key, message, [record["release"]], ("claims", name), visible)
     return wordings
 
 
@@ -188,7 +216,8 @@ def _printed_by(by_source, places):
     """The source whose text a wording shows: one whose text the versions page shows; of
     those, one whose page the entry links, the first in the entry's order, else the one
     that gave the wording on the oldest release; ``(source, message, the release on which
-    that source printed that text)``."""
+    that source printed that text)``, or None where the versions page shows no source's
+    text whole (then nothing the entry links would print it)."""
 
     def shows(source, doc, ids):  # the matrix names a recipe by its script's stem
         kind, name = source
@@ -201,8 +230,8 @@ def _printed_by(by_source, places):
         linked = [n for n, (doc, ids, _title) in enumerate(places) if shows(source, doc, ids)]
         return (not visible, linked[0] if linked else len(places), min(map(_release_order, releases)), source)
 
-    source, (message, _releases, _visible, on) = min(by_source.items(), key=rank)
-    return source, message, on
+    source, (message, _releases, visible, on) = min(by_source.items(), key=rank)
+    return (source, message, on) if visible else None
 
 
 def entries(found, wordings, elsewhere=None):
@@ -239,15 +268,19 @@ def entries(found, wordings, elsewhere=None):
         entry["places"] = same + [p for p in entry["places"] if p not in same]
     if elsewhere is not None:
         for key, variants in moved.items():
-            if key not in grouped:
-                by_release = [_printed_by(by_source, []) for by_source in variants.values()]
+            by_release = [_printed_by(by_source, []) for by_source in variants.values()]
+            by_release = [smo for smo in by_release if smo is not None]
+            if key not in grouped and by_release:
                 source, message, _on = min(by_release, key=lambda smo: _release_order(smo[2]))
                 place = (elsewhere[0], [evidence_id(*source)], elsewhere[1])
                 grouped[key] = {"key": key, "kind": key[0], "message": message, "places": [place]}
     for key, entry in grouped.items():
         listed, printed_by = {}, {}
         for by_source in moved.get(key, {}).values():
-            source, message, on = _printed_by(by_source, entry["places"])
+            printed = _printed_by(by_source, entry["places"])
+            if printed is None:  # no page the entry could link prints this text
+                continue
+            source, message, on = printed
             given = {r for _m, rs, _v, _o in by_source.values() for r in rs}
             listed[message] = sorted(given, key=_release_order)
             printed_by[message] = (source, on)
@@ -280,9 +313,16 @@ def _fill(app, doctree, docname):
             placeholder.parent.remove(placeholder)
         return
     env = app.env
-    records = matrix_data.load_all(app.config.torch_matrix_dir)
-    pinned = torch_version().split("+")[0]
-    wordings = claim_wordings(records, release_wordings(records, pinned))
+    state = torch_matrix._state(app)  # what the versions page is made from, in this language
+    rows = {}
+
+    def shown(kind, name):  # a row's evidence as the versions page shows it
+        if (kind, name) not in rows:
+            rows[kind, name] = matrix_html.evidence_entries(state, kind, name)
+        return rows[kind, name]
+
+    wordings = release_wordings(state.records, state.pinned, shown=shown)
+    wordings = claim_wordings(state.records, wordings, shown)
     elsewhere = (VERSIONS_DOC, "") if VERSIONS_DOC in env.found_docs else None
     listed = entries(sightings(env, env.get_doctree), wordings, elsewhere)
     write_search_data(Path(app.outdir) / "_static" / ERROR_INDEX_SCRIPT, listed)
@@ -306,8 +346,8 @@ def _fill(app, doctree, docname):
                     entry["wordings"].items(), key=lambda mr: _release_order(mr[1][0])
                 ):
                     source, release = entry["printed_by"][message]
-                    run = nodes.Text(_source_label(env, source))
-                    if elsewhere is not None:  # its evidence on the versions page shows the text
+                    run = nodes.Text(_source_label(env, source, state.sentences))
+                    if elsewhere is not None and shown(*source):  # its evidence there shows the text
                         uri = app.builder.get_relative_uri(docname, VERSIONS_DOC) + "#" + evidence_id(*source)
                         run = nodes.reference("", run.astext(), internal=True, refuri=uri)
                     wordings += nodes.list_item(
@@ -327,19 +367,22 @@ def _fill(app, doctree, docname):
         placeholder.replace_self(items)
 
 
-def _source_label(env, source):
-    """A matrix row for readers: its page's title; a claim's, with the claim's id."""
+def _source_label(env, source, sentences):
+    """A matrix row for readers: its page's title; a claim's, with the claim's sentence as
+    the versions page names its row (``sentences``: {id: sentence in the page's language},
+    torch_matrix.claim_sentences), shortened; never a claim's id, which is no reader text."""
     kind, name = source
     if kind == "claims":
-        doc = CLAIMS_DOC
-    elif kind == "recipes":
+        title = env.titles[CLAIMS_DOC].astext() if CLAIMS_DOC in env.titles else ""
+        sentence = shorten(sentences[name], CLAIM_LABEL_WIDTH) if name in sentences else ""
+        return " › ".join(part for part in (title, sentence) if part)
+    if kind == "recipes":
         doc = next((d for d in PROJECT.recipe_docnames() if d.rsplit("/", 1)[-1] == name), None)
     else:
         doc = name
     if doc not in env.titles:
         return name
-    title = env.titles[doc].astext()
-    return f"{title} › {name}" if kind == "claims" else title
+    return env.titles[doc].astext()
 
 
 _WORDS = re.compile(r"\w+")
