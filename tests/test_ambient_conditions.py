@@ -91,7 +91,12 @@ def test_a_check_that_hangs_under_a_condition_is_ended_and_reported():
     assert "still running after 1 s" in run["evidence"]
 
 
-CLAIM = {"id": "c", "verdict": "holds", "conditions": ["grad-mode-on"], "out_of_domain": {"float64": "no-graph"}}
+CLAIM = {
+    "id": "c",
+    "verdict": "holds",
+    "conditions": ["grad-mode-on"],
+    "out_of_domain": {"float64": "no-graph"},
+}
 
 
 def flipped(evidence="", verdict="does not hold"):
@@ -102,7 +107,12 @@ def flipped(evidence="", verdict="does not hold"):
     "runs, claim, kind, detail",
     [
         ({"no_grad": flipped()}, CLAIM, "condition", "grad-mode-on"),
-        ({"float64": flipped("RuntimeError: element 0 of tensors does not require grad")}, CLAIM, "reason", "no-graph"),
+        (
+            {"float64": flipped("RuntimeError: element 0 of tensors does not require grad")},
+            CLAIM,
+            "reason",
+            "no-graph",
+        ),
         ({"float64": flipped("some other output")}, CLAIM, "unexplained", "does not print"),
         ({"float64": {"verdict": "holds", "applies": True}}, CLAIM, "unexplained", "does not change there"),
         ({"autocast": flipped(verdict=None)}, CLAIM, "unexplained", "'an error', not 'holds'"),

@@ -252,7 +252,8 @@ def _faulty_project(folder):
     # conditions: the leaf claim needs grad mode on, a recipe sentence links it without saying
     # so, and its ambient record has a flip under autocast that nothing explains
     text = CONDITIONS + text.replace(
-        'id = "tiny-leaf-inplace-raises"\n', 'id = "tiny-leaf-inplace-raises"\nconditions = ["grad-mode-on"]\n'
+        'id = "tiny-leaf-inplace-raises"\n',
+        'id = "tiny-leaf-inplace-raises"\nconditions = ["grad-mode-on"]\n',
     )
     ledger.write_text(HOOK_CLAIM + text + PLANTED_CLAIMS + WRITING_CLAIM + BIG_CLAIM)
     plant(recipes / "plot_01_leaf_update.py", "# The update raises.", UNCONDITIONED_SENTENCE)

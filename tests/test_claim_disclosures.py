@@ -57,7 +57,9 @@ def test_a_disclosure_says_its_claim_scope_and_other_conditions_in_the_page_lang
             shown = html_text.unescape(re.sub(r"<[^>]+>", " ", summary + " " + body))
             claim_id = re.search(r'claims\.html#claim-([a-z0-9-]+)"', body).group(1)
             tried = len(ambient_conditions.AMBIENT)
-            assert re.search(r"\d", shown) and ("not yet tried" not in shown), f"{page.name}#{anchor}: {shown}"
+            assert re.search(r"\d", shown) and ("not yet tried" not in shown), (
+                f"{page.name}#{anchor}: {shown}"
+            )
             hangul = len(re.findall(r"[가-힣]", shown))
             if lang == "ko":
                 assert hangul > len(shown) / 10, f"{page.name}#{anchor} is not in Korean: {shown[:300]}"

@@ -226,10 +226,10 @@ def run_all(claims, condition_ids=None, workers=WORKERS, timeout=TIMEOUT):
                         os._exit(code)
                 running[pid] = (claim, cid, out, time.monotonic() + limit + 10)
             # only this runner's children: the process may have others (a test run's builds)
-            ended = [(pid, status) for pid in running for pid, status in [os.waitpid(pid, os.WNOHANG)] if pid]
+            ended = [done for done in (os.waitpid(child, os.WNOHANG) for child in running) if done[0]]
             if not ended:
                 now = time.monotonic()
-                for child, (claim, cid, out, deadline) in list(running.items()):
+                for child, (*_, deadline) in list(running.items()):
                     if now > deadline:
                         with contextlib.suppress(ProcessLookupError):
                             os.killpg(child, signal.SIGKILL)
@@ -283,9 +283,7 @@ def explain(claim, runs, vocabulary):
     applicable", "condition" (detail: the condition the claim names), "reason" (detail: the
     reason id), or "unexplained" (detail: what is wrong)."""
     covering = {
-        cid: name
-        for name in claim.get("conditions", [])
-        for cid in vocabulary["condition"][name]["covers"]
+        cid: name for name in claim.get("conditions", []) for cid in vocabulary["condition"][name]["covers"]
     }
     out_of_domain = claim.get("out_of_domain", {})
     explained = {}
@@ -316,7 +314,10 @@ def explain(claim, runs, vocabulary):
             )
     for cid, reason in out_of_domain.items():
         if explained.get(cid, ("same",))[0] in ("same", "not applicable"):
-            explained[cid] = ("unexplained", f"out_of_domain {cid} = {reason!r}, but its verdict does not change there")
+            explained[cid] = (
+                "unexplained",
+                f"out_of_domain {cid} = {reason!r}, but its verdict does not change there",
+            )
     return explained
 
 
@@ -329,7 +330,7 @@ def problems(claims, record, vocabulary):
         if entry is None or entry["code"] != claims_ledger.code_digest(claim):
             found.append((claim["id"], "not tried under the ambient conditions for its current code"))
             continue
-        for cid, (kind, detail) in explain(claim, entry["runs"], vocabulary).items():
+        for kind, detail in explain(claim, entry["runs"], vocabulary).values():
             if kind == "unexplained":
                 found.append((claim["id"], detail))
     return found

@@ -118,7 +118,9 @@ def _resolve(app, doctree, docname):
         return
     if docname == CLAIMS_DOC:  # each claim's own sentence names its conditions too
         for box in doctree.findall(nodes.container):
-            claim = next((claims[i[6:]] for i in box["ids"] if i[6:] in claims and i.startswith("claim-")), None)
+            claim = next(
+                (claims[i[6:]] for i in box["ids"] if i[6:] in claims and i.startswith("claim-")), None
+            )
             text = next((p for p in box.findall(nodes.paragraph) if "claim-text" in p["classes"]), None)
             if claim and text is not None:
                 _warn_missing(app, text, text.astext(), claim, vocabulary, "the sentence of")
@@ -159,7 +161,9 @@ def _disclosure_html(app, claim, vocabulary, entry, anchor, claims_page):
         rows.append((_("Conditions:"), _(", ").join(named) + "."))
     rows += claim_scope.tried(claim, entry, vocabulary)
     body = "".join(
-        f"<p><strong>{esc(label)}</strong> {esc(text)}</p>" if text else f"<p><strong>{esc(label)}</strong></p>"
+        f"<p><strong>{esc(label)}</strong> {esc(text)}</p>"
+        if text
+        else f"<p><strong>{esc(label)}</strong></p>"
         for label, text in rows
     )
     return (

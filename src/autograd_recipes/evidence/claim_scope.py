@@ -87,10 +87,14 @@ def tried(claim, entry, vocabulary):
             groups[kind].append(labels[cid])
         elif kind == "condition":
             named = _(vocabulary["condition"][detail]["label"])
-            groups["changes"].append(_("%(ambient)s (the condition “%(named)s”)") % {"ambient": labels[cid], "named": named})
+            groups["changes"].append(
+                _("%(ambient)s (the condition “%(named)s”)") % {"ambient": labels[cid], "named": named}
+            )
         elif kind == "reason":
             reason = _(vocabulary["reason"][detail]["text"])
-            groups["changes"].append(_("%(ambient)s (outside its domain: %(reason)s)") % {"ambient": labels[cid], "reason": reason})
+            groups["changes"].append(
+                _("%(ambient)s (outside its domain: %(reason)s)") % {"ambient": labels[cid], "reason": reason}
+            )
         else:
             groups["changes"].append(_("%(ambient)s (not explained)") % {"ambient": labels[cid]})
     tried_count = len(groups["same"]) + len(groups["changes"])
@@ -100,7 +104,12 @@ def tried(claim, entry, vocabulary):
     if groups["changes"]:
         lines.append((_("another verdict:"), _("; ").join(groups["changes"]) + "."))
     if groups["not applicable"]:
-        lines.append((_("not applicable (the check builds no optimizer or calls no module):"), _(", ").join(groups["not applicable"]) + "."))
+        lines.append(
+            (
+                _("not applicable (the check builds no optimizer or calls no module):"),
+                _(", ").join(groups["not applicable"]) + ".",
+            )
+        )
     return lines
 
 

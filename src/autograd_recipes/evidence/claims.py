@@ -206,7 +206,7 @@ class ClaimsLedger(SphinxDirective):
                 )
             entry = (record or {}).get("claims", {}).get(claim["id"])
             if entry is not None and entry["code"] == claims_ledger.code_digest(claim):
-                for cid, (kind, detail) in ambient_conditions.explain(claim, entry["runs"], vocabulary).items():
+                for kind, detail in ambient_conditions.explain(claim, entry["runs"], vocabulary).values():
                     if kind == "unexplained":
                         logger.warning(
                             "claim %s flips under an ambient condition: %s",
@@ -236,7 +236,7 @@ class ClaimsLedger(SphinxDirective):
         # the conditions it names and how it fared under the others: in the page's language
         tried = nodes.paragraph(translatable=False, classes=["claim-tried"])
         named = claim_scope.named_conditions(claim, vocabulary)
-        rows = ([(_("Conditions:"), _(", ").join(named) + ".")] if named else [])
+        rows = [(_("Conditions:"), _(", ").join(named) + ".")] if named else []
         rows += claim_scope.tried(claim, entry, vocabulary)
         for label, text in rows:
             tried += nodes.strong("", label)
