@@ -22,6 +22,7 @@ the build warns where a record is missing, stale or unexplained.
 """
 
 import contextlib
+import functools
 import inspect
 import json
 import os
@@ -90,6 +91,7 @@ def _optimizer_option(option):
                 continue
             originals[cls] = cls.__init__
 
+            @functools.wraps(cls.__init__)  # its signature stays the class's own
             def init(self, *args, __init=cls.__init__, **kwargs):
                 # an optimizer the check builds with one of the two options keeps it
                 if kwargs.get("foreach") is None and kwargs.get("fused") is None:
