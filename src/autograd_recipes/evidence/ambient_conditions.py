@@ -237,13 +237,13 @@ def run_all(claims, condition_ids=None, workers=WORKERS, timeout=TIMEOUT):
                             os.killpg(child, signal.SIGKILL)
                 time.sleep(0.01)
                 continue
-            pid, status = ended[0]
-            claim, cid, out, _ = running.pop(pid)
-            try:
-                result = json.loads(out.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                result = {"verdict": None, "applies": True, "evidence": f"the run ended (status {status})"}
-            results[claim["id"]][cid] = result
+            for pid, status in ended:  # each is reaped now: all of them are taken
+                claim, cid, out, _ = running.pop(pid)
+                try:
+                    result = json.loads(out.read_text(encoding="utf-8"))
+                except (OSError, ValueError):
+                    result = {"verdict": None, "applies": True, "evidence": f"the run ended (status {status})"}
+                results[claim["id"]][cid] = result
     return results
 
 
