@@ -10,7 +10,8 @@ leaf tensor that requires grad. Autograd refuses it while it is recording; the
 fix is to stop recording for the update with ``torch.no_grad()``, which leaves
 ``w`` a leaf that still requires grad, so, once its ``.grad`` is cleared, the
 next step trains as before. Make the update after the backward passes that use
-the old ``w``: it is still an in-place change, which a pending backward refuses.
+the old ``w``: it is still an in-place change, which a pending backward refuses
+if its graph saved ``w``.
 """
 
 # %%
@@ -159,7 +160,7 @@ print("same leaf, still trainable:", w.is_leaf, w.requires_grad)
 
 # %%
 # Proof that it is right: the same step made by ``torch.optim.SGD`` from the
-# same starting point gives the same weights, to the last bit. (SGD's plain
+# same starting point gives the same weights, to the last bit. (SGD's default
 # step is this ``add_(grad, alpha=-lr)``; ``w -= lr * w.grad`` rounds twice
 # and can differ from it in the last bit :claim:`site-sgd-step-rounding`.)
 w_ref = w_before.clone().requires_grad_(True)

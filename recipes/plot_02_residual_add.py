@@ -8,17 +8,20 @@ caller's input.
 Adding the shortcut in place breaks backward when a recorded op saved ``out``
 or a tensor that shares its memory (ReLU, sigmoid, tanh and exp save their
 output); and ``out = x`` is not a copy, so adding into ``out`` writes into the
-caller's input, with no error. ``out = f(x) + identity`` avoids both, as long as
-``f`` itself writes nothing in place.
+caller's input, with no error at the time (an input that is a leaf requiring grad
+is refused instead). ``out = f(x) + identity`` avoids both, as long as ``f``
+itself writes nothing in place.
 """
 
 # %%
 # When in place is fine: adding after a convolution and batch norm
 # ----------------------------------------------------------------
-# A convolution saves its *input* and weight for backward, batch norm saves its
-# input, and neither saves its own output :claim:`site-conv-bn-save-inputs`. So
+# Without autocast, a convolution saves its *input* and weight for backward,
+# batch norm saves its input, and neither saves its own output
+# :claim:`site-conv-bn-save-inputs`. So
 # adding the shortcut into the batch-norm output in place is safe, as long as
-# nothing else read that output first.
+# nothing else read that output first and the batch norm has no full backward
+# hook (which hands on its output as a view that may not be changed in place).
 
 # sphinx_gallery_start_ignore
 import contextlib
@@ -130,12 +133,15 @@ with expect_error(RuntimeError, "modified by an inplace operation"):
 # The pitfall, silent: ``out = x`` is not a copy
 # ----------------------------------------------
 # A block that starts from its input and accumulates into it changes the
-# caller's tensor. With recording off (``no_grad`` here, or ``inference_mode``)
-# nothing raises: the same batch gives a different answer the second time.
-# With grad mode on it is loud only where a recorded op saved the batch: here
-# the trainable linear layer did, so the batch itself becomes a computed tensor
-# that requires grad, and backward raises. With a frozen layer nothing saves
-# the batch, and it stays silent in grad mode too :claim:`site-accumulate-into-input`.
+# caller's tensor, here a batch that does not require grad (a leaf that requires
+# grad is refused, and left as it was). With recording off (``no_grad`` here, or
+# ``inference_mode``) nothing raises: the same batch gives a different answer the
+# second time.
+# With grad mode on, and without autocast, it is loud only where a recorded op
+# saved the batch: here the trainable linear layer did, so the batch itself
+# becomes a computed tensor that requires grad, and backward raises. With a
+# frozen layer nothing saves the batch, and it stays silent in grad mode too
+# :claim:`site-accumulate-into-input`.
 linear = torch.nn.Linear(3, 3)
 
 

@@ -11,7 +11,8 @@ backward pass that needs it fails. ``clone()``, with grad mode on, gives you a
 new tensor that nothing has saved yet, so you may change it, *and* it keeps the
 path back to the original, so gradients still flow; once an op saves the clone,
 the same rule holds for it. ``detach().clone()`` also lets you change it, but
-cuts the path: that one fails silently.
+cuts the path: that one fails silently where the loss still requires grad
+through other tensors (computed from the copy alone, it makes backward raise).
 """
 
 # %%
@@ -67,8 +68,9 @@ with expect_error(RuntimeError, "a leaf Variable that requires grad"):
 # ``exp`` saves its result (the derivative of ``exp`` is ``exp``). Changing that
 # result in place is allowed at the time, but every in-place op bumps the
 # tensor's version counter, and backward checks it. (Writes through ``.data``
-# are not counted, and a saved-tensors hook such as ``save_on_cpu`` switches the
-# check off: backward then runs on the changed value, and its gradient is wrong
+# are not counted, and a saved-tensors hook switches the check off: where the
+# hook keeps the tensor itself, as ``save_on_cpu`` does with a CPU tensor,
+# backward then runs on the changed value, and its gradient is wrong
 # :claim:`silent-wrong-gradients`.)
 y = x.exp()
 print("version before:", y._version)

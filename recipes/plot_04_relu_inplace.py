@@ -10,14 +10,14 @@ that requires grad, nor a view that autograd forbids changing) and nothing reads
 it, or the tensor it is a view of, afterwards: not your own code (a skip
 connection) and not autograd (an op that saved the tensor for its backward
 pass). Where your own code reads it, the model silently computes something
-else; where autograd saved it, backward raises an error.
+else; where autograd saved it, a backward pass through that op raises an error.
 """
 
 # %%
 # Safe: straight after a linear layer
 # -----------------------------------
-# ``nn.Linear`` never saves its output (it saves its input for the weight's
-# gradient, and its weight for the input's) :claim:`site-what-ops-save`, so
+# Without autocast, ``nn.Linear`` saves its input for the weight's gradient and
+# its weight for the input's, never its output :claim:`site-what-ops-save`, so
 # ReLU may overwrite the output. The in-place model gives exactly the same
 # outputs and gradients as the same model with ``inplace=False``, and reuses the
 # linear layer's memory.

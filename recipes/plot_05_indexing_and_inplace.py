@@ -5,7 +5,8 @@ Indexing and slicing with in-place operations
 Saves you from in-place edits of an indexed copy that never reach the tensor.
 
 Whether ``t[...].add_(1)`` changes ``t`` depends on the index. A slice
-(``t[0:2]``), an integer (``t[1]``, or a 0-dim integer tensor ``t[torch.tensor(1)]``),
+(``t[0:2]``), an integer (``t[1]``, or a 0-dim integer tensor other than uint8,
+``t[torch.tensor(1)]``),
 ``None`` and ``...`` give a *view*: the change reaches ``t``, and autograd treats
 it as a change of ``t`` itself. A 1-D index tensor, a list of integers or a mask
 (``t[idx]``) makes a *copy*: the change is lost without a word. Assignment,

@@ -6,8 +6,9 @@ Saves you from logging totals that keep every batch's graph alive.
 
 Summing a loss or an output across batches for logging looks harmless:
 ``total.add_(out.sum())``. If ``out`` requires grad, the running total joins the
-autograd graph, and that graph, with every batch's saved activations, stays
-alive as long as the total does. It grows with every batch. ``detach()`` (or
+autograd graph, and that graph stays alive as long as the total does, with every
+batch's saved activations unless a backward pass has already freed them. It
+grows with every batch. ``detach()`` (or
 ``.item()``) adds the value only, and the numbers come out the same, up to
 rounding (``.item()`` adds Python floats, in double precision).
 """

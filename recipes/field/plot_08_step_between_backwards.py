@@ -6,13 +6,13 @@ Saves you from the version error of a GAN whose discriminator steps between
 the discriminator's and the generator's backward passes.
 
 One forward pass, two losses: the discriminator's and the generator's. With the
-optimizers' default step, the order ``loss_d.backward(retain_graph=True)``,
-``opt_d.step()``, ``loss_g.backward()`` fails: the step changed the
-discriminator's weights in place, and the graph behind ``loss_g`` saved them,
-since the gradient goes back through them (to the discriminator's earlier
-layers and on to the generator). ``retain_graph=True`` keeps the saved tensors,
-not their old values. Finish every backward pass through a forward pass before
-a step, or run a new forward pass after it.
+optimizers' default step and without autocast, the order
+``loss_d.backward(retain_graph=True)``, ``opt_d.step()``, ``loss_g.backward()``
+fails: the step changed the discriminator's weights in place, and the graph
+behind ``loss_g`` saved them, since the gradient goes back through them (to the
+discriminator's earlier layers and on to the generator). ``retain_graph=True``
+keeps the saved tensors, not their old values. Finish every backward pass
+through a forward pass before a step, or run a new forward pass after it.
 """
 
 # %%
@@ -97,9 +97,15 @@ with expect_error(RuntimeError, "modified by an inplace operation"):
 # bumps their version counter; a fused step (``fused=True``) does not bump it,
 # and then nothing stops this backward pass
 # :claim:`site-optimizers-update-without-recording`. Which weights a graph
-# saves depends on the layer: in full precision, a linear layer saves its
-# weight only when its input requires grad, a convolution, ``LayerNorm`` or
-# ``BatchNorm`` layer always :claim:`site-step-breaks-saved-weights`.
+# saves depends on the layer and on autocast. Without autocast, in a float32,
+# bfloat16 or float64 model alike, a linear layer saves its weight only when
+# its input requires grad, a convolution, ``LayerNorm`` or ``BatchNorm`` layer
+# always, and after a default step a backward pass through a saved weight
+# fails. Under CPU autocast, the linear and convolution layers of a float32
+# model save the lower-precision copy autocast makes of their weight instead
+# (bfloat16 by default), so that backward pass runs (``LayerNorm`` and
+# ``BatchNorm`` still save the weight itself)
+# :claim:`site-step-breaks-saved-weights`.
 
 # %%
 # The fix: a new forward pass after the step

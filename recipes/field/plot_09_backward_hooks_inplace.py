@@ -6,18 +6,25 @@ Saves you from the "is a view and is being modified inplace" error that a
 model raises once a tool puts a full backward hook on a layer whose input or
 output an in-place operation then changes.
 
-``register_full_backward_hook`` passes a module's inputs and outputs through
-an autograd function that returns them as views. Autograd refuses an in-place
-operation on such a view: the next layer's ``ReLU(inplace=True)``, an
-``out += shortcut`` after the hooked layer, or the hooked module itself being
-an in-place ReLU. Explanation tools register such hooks on your model (the
-threads at the end name SHAP's DeepExplainer and Grad-CAM), so a model that
-trains without error fails there, in its forward pass.
+With grad mode on, ``register_full_backward_hook`` hands a module's positional
+inputs, and the outputs it returns alone or in a tuple, on as views, and
+autograd refuses an in-place operation on such a view that requires grad: the
+next layer's ``ReLU(inplace=True)``, an ``out += shortcut`` after the hooked
+layer, or the hooked module itself being an in-place ReLU. Explanation tools
+such as SHAP's DeepExplainer and Grad-CAM register such hooks, so a model that
+trains without error fails under them, in its forward pass. Make those
+operations out of place.
 """
 
 # %%
 # The pitfall: a hook on a layer before an in-place ReLU
 # ------------------------------------------------------
+# The full backward hook passes those tensors through an autograd function that
+# returns them as views, and does so only where one of the module's inputs or
+# outputs requires grad. The threads at the end show the explanation tools that
+# register such hooks; a forward hook, shown last, records the same gradient
+# with nothing wrapped.
+#
 # The hook records the gradient that reaches the middle layer's output, as
 # Grad-CAM does for a convolution. Each error on this page is raised when the
 # page is built, and the build checks its type and message (the downloadable
@@ -90,9 +97,13 @@ show_graph(out)
 
 # %%
 # The same error comes from ``out += shortcut`` on the hooked layer's output
-# in your own ``forward``. With grad mode on, every in-place form is refused on
-# a wrapped tensor,
-# while the out-of-place forms, or in-place ones on a clone, run; nothing is
+# in your own ``forward``. With grad mode on, the in-place operations
+# ``relu_``, ``add_``, ``copy_``, ``+=`` and item assignment all raise this
+# error on a wrapped tensor that requires grad, while the out-of-place forms,
+# or in-place ones on a clone, run. Only tensors passed as positional
+# arguments, and tensors returned alone or in a tuple, are wrapped: inputs
+# passed by keyword and outputs returned in a list or a dict can be changed in
+# place, and so can a wrapped tensor that does not require grad; nothing is
 # wrapped where none of the module's inputs and outputs requires grad
 # :claim:`site-backward-hook-views`.
 

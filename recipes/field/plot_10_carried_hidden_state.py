@@ -188,6 +188,7 @@ for number, chunk in enumerate(chunks):
 #   <https://github.com/MorvanZhou/PyTorch-Tutorial/issues/57>`__: ``retain_graph=True``
 #   instead of detaching an RNN's state;
 # - `OpenNMT/OpenNMT-py#403 <https://github.com/OpenNMT/OpenNMT-py/issues/403>`__:
-#   ``h.detach()`` without keeping the result;
+#   ``detach_()`` on a decoder state carried from chunk to chunk, refused because the
+#   state is a view;
 # - `quark0/darts#56 <https://github.com/quark0/darts/issues/56>`__: a search that ran
 #   only with ``retain_graph=True``, backpropagating through all of time.

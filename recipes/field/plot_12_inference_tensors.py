@@ -5,19 +5,21 @@ Tensors that leave ``torch.inference_mode()``
 Saves you from "Inference tensors cannot be saved for backward" and
 "Inplace update to inference tensor outside InferenceMode".
 
-Every new tensor made while ``torch.inference_mode()`` is on (in that thread,
-outside a nested ``torch.inference_mode(False)``; a view of a tensor made
-before is not new) is an inference tensor, and stays one after the block.
-Outside the block it can be read, but an in-place operation on it raises an
-error, even under ``torch.no_grad()``, and autograd cannot save it for a
-backward pass. Inside the block, the results of operations do not require grad,
-even under ``torch.enable_grad()``. Use ``torch.no_grad()`` where the results
-go on into training or in-place updates, or ``clone()`` them outside the block.
+Every new tensor made while ``torch.inference_mode()`` is on is an inference
+tensor, and stays one after the block, where autograd cannot save it for a
+backward pass, and an in-place operation on it raises an error, but only after
+writing its result. Use ``torch.no_grad()`` where the results go on into training or
+in-place updates, or ``clone()`` them outside the block.
 """
 
 # %%
 # The pitfall: features from a decorated function, then training
 # --------------------------------------------------------------
+# A tensor is new if it is made in the thread where inference mode is on,
+# outside a nested ``torch.inference_mode(False)``; a view or a ``detach()`` of
+# a tensor made before the block is not new. Outside the block an inference
+# tensor can be read, but not saved for a backward pass.
+#
 # A frozen backbone computes features under inference mode; a new head trains
 # on them. Each error on this page is raised when the page is built, and the
 # build checks its type and message (the downloadable script shows how).
@@ -69,8 +71,9 @@ print(
 )
 
 # %%
-# The head's weight needs its input for its gradient, so autograd must save
-# ``features``, and refuses to :claim:`site-inference-tensors`:
+# Outside inference mode, with grad mode on, the head's weight needs its input
+# for its gradient, so autograd must save ``features``, and refuses to
+# :claim:`site-inference-tensors`:
 
 # sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "Inference tensors cannot be saved for backward"):
@@ -80,12 +83,26 @@ with expect_error(RuntimeError, "Inference tensors cannot be saved for backward"
 # %%
 # The same rule, after an evaluation loop
 # ---------------------------------------
+# An in-place operation on an inference tensor outside the block, even under
+# ``torch.no_grad()``, writes its result and only then raises an error: the
+# tensor is changed all the same (a write through ``.data`` or ``.detach()``
+# changes it with no error at all). Inside the block, even under
+# ``torch.enable_grad()``, a tensor computed from others is an inference tensor
+# that does not require grad. Tensors made before the block are the exceptions,
+# and quiet ones: a view of one that requires grad says it requires grad but
+# passes no gradient back, and an in-place change of one is not recorded, so a
+# backward pass ignores it with no error unless it needs the values the change
+# overwrote.
+#
 # The loop sums the loss inside the block; dividing the sum in place outside
-# it is refused.
+# it raises an error, but only after the division has been written.
 with torch.inference_mode():
     test_loss = torch.zeros(())
     for xb, yb in zip(x.split(4), y.split(4)):
         test_loss += torch.nn.functional.mse_loss(head(backbone(xb)), yb, reduction="sum")
+
+summed = test_loss.item()
+print("summed loss:", round(summed, 4))
 
 # %%
 
@@ -95,15 +112,36 @@ with expect_error(RuntimeError, "Inplace update to inference tensor outside Infe
     test_loss /= len(x)
 
 # %%
-# ``torch.enable_grad()`` inside the block does not help: grad mode is on, but
-# the results are still inference tensors, with no graph
+# The error came too late: ``test_loss`` holds the mean now, so code that
+# catches the error and carries on works with the changed tensor.
+print("after the error:", round(test_loss.item(), 4), f"| summed / {len(x)}:", round(summed / len(x), 4))
+# sphinx_gallery_start_ignore
+assert test_loss.item() == summed / len(x), "torch no longer writes the result before it raises"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``torch.enable_grad()`` inside the block does not help: grad mode is on
+# there, but ``w * 2`` is still an inference tensor, with no graph (a factory
+# call given ``requires_grad=True``, or a new ``nn.Parameter``, makes an
+# inference tensor that does require grad). The exceptions are tensors made
+# outside inference mode, and they fail quietly: the view of ``w`` requires
+# grad yet passes no gradient back to ``w``, and the in-place change of ``k``
+# is not recorded, so a backward pass ignores it with no error (unless it
+# overwrote a tensor saved for that pass, which raises the version error).
+# Only ``torch.inference_mode(False)`` gives results that autograd records
 # :claim:`site-grad-mode-inside-inference-mode`.
 w = torch.ones(3, requires_grad=True)
+k = w * 2
 with torch.inference_mode():
     with torch.enable_grad():
+        grad_mode_inside = torch.is_grad_enabled()
         out = w * 2
-print("grad mode on:", torch.is_grad_enabled(), end=" ")
-print("| out requires grad:", out.requires_grad, "| inference tensor:", out.is_inference())
+        view = w[:2]
+        k *= 3
+
+print("grad mode on inside the block:", grad_mode_inside)
+print("out = w * 2: requires grad", out.requires_grad, "| inference tensor", out.is_inference())
+print("view = w[:2]: requires grad", view.requires_grad, "| inference tensor", view.is_inference())
 
 # %%
 # Nor does asking for gradients afterwards:
@@ -112,6 +150,21 @@ print("| out requires grad:", out.requires_grad, "| inference tensor:", out.is_i
 with expect_error(RuntimeError, "Setting requires_grad=True on inference tensor outside InferenceMode"):
     # sphinx_gallery_end_ignore
     features.requires_grad_()
+
+# %%
+# The quiet cases show in a backward pass. Through the view, ``w`` gets no
+# gradient at all; through ``k``, now ``6 * w``, it gets 2 where the true
+# gradient is 6, and nothing warns.
+view.sum().backward()
+print("after view.sum().backward(): w.grad =", w.grad)
+# sphinx_gallery_start_ignore
+assert w.grad is None
+# sphinx_gallery_end_ignore
+k.sum().backward()
+print("k =", k.tolist(), "| after k.sum().backward(): w.grad =", w.grad.tolist())
+# sphinx_gallery_start_ignore
+assert torch.equal(k.detach(), torch.full((3,), 6.0)) and torch.equal(w.grad, torch.full((3,), 2.0))
+# sphinx_gallery_end_ignore
 
 # %%
 # The fix: ``clone()`` outside the block, or ``torch.no_grad()``

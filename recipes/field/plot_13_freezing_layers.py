@@ -5,16 +5,15 @@ Freezing part of a model
 Saves you from a "frozen" backbone that keeps changing.
 
 Three things look like freezing and are not. ``module.requires_grad = False``
-sets a plain Python attribute on the module: every parameter still requires
-grad, and the optimizer still updates it. A tensor made with
-``requires_grad=True`` and then converted into a new tensor
-(``.to(torch.float64)``, ``* 0.01``) is not a leaf: backward leaves its
-``.grad`` as ``None`` and an optimizer refuses it.
+only sets a Python attribute: every parameter still requires grad, and the
+optimizer still updates it. With grad mode on, a tensor made with
+``requires_grad=True`` and then converted (a float32 tensor's
+``.to(torch.float64)``, ``* 0.01``) is not a leaf, and an optimizer refuses it.
 And ``requires_grad_(False)`` stops gradients, but not a BatchNorm layer's
-running statistics, which every forward pass in training mode updates in
-place, under ``torch.no_grad()`` too. Call ``requires_grad_(False)``, give the
-optimizer only the parameters that still require grad, make tensors you train
-as leaves, and keep frozen normalisation layers in ``eval()`` mode.
+running statistics, which every forward pass in training mode updates. Call
+``requires_grad_(False)``, give the optimizer only the parameters that still
+require grad, make tensors you train as leaves, and keep frozen normalisation
+layers in ``eval()`` mode.
 """
 
 # %%
@@ -89,9 +88,17 @@ assert not torch.equal(backbone[0].weight, pretrained["0.0.weight"])
 # %%
 # Pitfall 2: a converted tensor is not a leaf
 # -------------------------------------------
-# ``requires_grad=True`` applies to the tensor ``torch.ones`` returns; ``.to()``
-# then returns a new tensor computed from it, and that is the one kept
-# :claim:`site-converted-tensor-is-not-a-leaf`.
+# Backward leaves such a tensor's ``.grad`` as ``None`` and an optimizer
+# refuses it unless ``retain_grad()`` was called on it, or the optimizer was
+# built with ``differentiable=True``; converted under ``torch.no_grad()``, it is
+# a leaf that does not require grad, which an optimizer accepts and never
+# changes.
+#
+# ``requires_grad=True`` applies to the tensor ``torch.ones`` returns, a float32
+# tensor (the default dtype); with grad mode on, ``.to(torch.float64)`` then
+# returns a new tensor computed from it, and that is the one kept
+# :claim:`site-converted-tensor-is-not-a-leaf`. A conversion to the dtype the
+# tensor already has (``.float()`` of a float32 tensor) returns the tensor itself.
 scale = torch.ones(8, requires_grad=True).to(torch.float64)
 print("leaf:", scale.is_leaf, "| made by:", type(scale.grad_fn).__name__)
 
@@ -101,6 +108,31 @@ print("leaf:", scale.is_leaf, "| made by:", type(scale.grad_fn).__name__)
 with expect_error(ValueError, "can't optimize a non-leaf Tensor"):
     # sphinx_gallery_end_ignore
     torch.optim.SGD([scale], lr=0.1)
+
+# %%
+# Made under ``torch.no_grad()`` (in an initialisation block, say), the same
+# line gives a leaf that does not require grad: the optimizer accepts it
+# without a word, and no step ever changes it.
+with torch.no_grad():
+    scale = torch.ones(8, requires_grad=True).to(torch.float64)
+
+print("leaf:", scale.is_leaf, "| requires grad:", scale.requires_grad)
+head = torch.nn.Linear(8, 1, dtype=torch.float64)
+opt = torch.optim.SGD([scale, *head.parameters()], lr=0.1)
+features = torch.randn(16, 8, dtype=torch.float64)
+# sphinx_gallery_start_ignore
+head_before = head.weight.detach().clone()
+# sphinx_gallery_end_ignore
+loss = torch.nn.functional.mse_loss(head(features * scale), y.double())
+loss.backward()
+opt.step()
+unchanged = torch.equal(scale, torch.ones(8, dtype=torch.float64))
+print("scale unchanged by the step:", unchanged, "| its .grad:", scale.grad)
+# sphinx_gallery_start_ignore
+assert scale.is_leaf and not scale.requires_grad and scale.grad is None
+assert unchanged
+assert not torch.equal(head.weight, head_before)
+# sphinx_gallery_end_ignore
 
 # %%
 # Pitfall 3: BatchNorm's running statistics still move
@@ -114,6 +146,7 @@ model.load_state_dict(pretrained)
 model[0].requires_grad_(False)
 with torch.no_grad():
     model(x + 3.0)
+
 print("running mean changed:", not torch.equal(model[0][1].running_mean, pretrained["0.1.running_mean"]))
 
 # %%

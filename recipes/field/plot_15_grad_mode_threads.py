@@ -11,7 +11,9 @@ inherit it. ``torch.no_grad()``, ``torch.inference_mode()`` and
 ``ThreadPoolExecutor`` (or a web server's request thread) runs in its own grad
 mode, on unless code in that thread turned it off, whatever the thread that
 submitted the work was doing. Its results then carry graphs that keep memory
-alive, and a hand-written in-place update of a parameter sent there is refused.
+alive (or, where the work saves for the backward pass an input made inside
+``torch.inference_mode()``, it raises an error), and a hand-written in-place
+update of a parameter, such as ``param.sub_(...)``, sent there is refused.
 Enter the mode inside the function the thread runs.
 """
 

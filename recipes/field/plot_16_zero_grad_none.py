@@ -75,8 +75,11 @@ with expect_error(TypeError, "unsupported operand type(s) for +=: 'NoneType' and
 # %%
 # Fix 1: add after the backward pass
 # ----------------------------------
-# The backward pass writes the gradient of every parameter the loss depends on
-# (a new tensor where it was ``None``); add your own term after it.
+# The backward pass writes the gradient of every parameter that requires grad
+# and that the loss reaches through differentiable operations (a new tensor
+# where it was ``None``); a parameter the loss reaches only through
+# ``argmax``, a comparison or ``detach()`` keeps ``None``
+# :claim:`site-zero-grad-sets-none`. Add your own term after it.
 loss = torch.nn.functional.mse_loss(model(x), y)
 # sphinx_gallery_start_ignore
 show_graph(loss)
