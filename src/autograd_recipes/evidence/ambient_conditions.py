@@ -242,7 +242,11 @@ def run_all(claims, condition_ids=None, workers=WORKERS, timeout=TIMEOUT):
                 try:
                     result = json.loads(out.read_text(encoding="utf-8"))
                 except (OSError, ValueError):
-                    result = {"verdict": None, "applies": True, "evidence": f"the run ended (status {status})"}
+                    result = {
+                        "verdict": None,
+                        "applies": True,
+                        "evidence": f"the run ended (status {status})",
+                    }
                 results[claim["id"]][cid] = result
     return results
 

@@ -78,26 +78,33 @@ def tried(claim, entry, vocabulary):
         return [(_("Other conditions:"), _("not yet tried for this code."))]
     labels = ambient_labels()
     explained = ambient_conditions.explain(claim, entry["runs"], vocabulary)
-    groups = {"same": [], "not applicable": [], "changes": []}
+    groups = {"same": [], "not applicable": []}
+    changes = {}  # one explanation, the ambient conditions it covers (in AMBIENT's order)
     for cid in ambient_conditions.AMBIENT:
         if cid not in explained:
             continue
         kind, detail = explained[cid]
-        if kind in ("same", "not applicable"):
+        if kind in groups:
             groups[kind].append(labels[cid])
-        elif kind == "condition":
+        else:
+            changes.setdefault((kind, detail), []).append(labels[cid])
+    changed = []
+    for (kind, detail), ambient in changes.items():
+        ambient = _(", ").join(ambient)
+        if kind == "condition":
             named = _(vocabulary["condition"][detail]["label"])
-            groups["changes"].append(
-                _("%(ambient)s (the condition “%(named)s”)") % {"ambient": labels[cid], "named": named}
+            changed.append(
+                _("%(ambient)s (the condition “%(named)s”)") % {"ambient": ambient, "named": named}
             )
         elif kind == "reason":
             reason = _(vocabulary["reason"][detail]["text"])
-            groups["changes"].append(
-                _("%(ambient)s (outside its domain: %(reason)s)") % {"ambient": labels[cid], "reason": reason}
+            changed.append(
+                _("%(ambient)s (outside its domain: %(reason)s)") % {"ambient": ambient, "reason": reason}
             )
         else:
-            groups["changes"].append(_("%(ambient)s (not explained)") % {"ambient": labels[cid]})
-    tried_count = len(groups["same"]) + len(groups["changes"])
+            changed.append(_("%(ambient)s (not explained)") % {"ambient": ambient})
+    groups["changes"] = changed
+    tried_count = len(groups["same"]) + sum(len(ambient) for ambient in changes.values())
     lines = [(_("Also run under %d other conditions:") % tried_count, "")]
     if groups["same"]:
         lines.append((_("same verdict:"), _(", ").join(groups["same"]) + "."))
