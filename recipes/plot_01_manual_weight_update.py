@@ -134,6 +134,7 @@ for step in range(3):
     opt.step()
     opt.zero_grad()
     losses.append(round(loss.item(), 6))
+
 print(
     "loss at each step:", losses, "| the optimizer's leaf moved:", not torch.equal(w_old.detach(), w.detach())
 )
@@ -154,6 +155,7 @@ with torch.no_grad():
     show_graph(w)
     # sphinx_gallery_end_ignore
     w.add_(w.grad, alpha=-lr)
+
 w.grad = None
 print("w after one step:", w)
 print("same leaf, still trainable:", w.is_leaf, w.requires_grad)

@@ -155,6 +155,7 @@ batch = torch.ones(2, 3)
 with torch.no_grad():
     first = block_accumulate_into_input(batch).clone()
     second = block_accumulate_into_input(batch).clone()
+
 print("batch was changed by the forward pass:", not torch.equal(batch, torch.ones(2, 3)))
 print("first call :", first[0])
 print("second call:", second[0])
@@ -187,6 +188,7 @@ batch = torch.ones(2, 3)
 with torch.no_grad():
     first = block_add_out_of_place(batch)
     second = block_add_out_of_place(batch)
+
 print("input untouched:", torch.equal(batch, torch.ones(2, 3)), "| repeatable:", torch.equal(first, second))
 # sphinx_gallery_start_ignore
 assert torch.equal(batch, torch.ones(2, 3)) and torch.equal(first, second)

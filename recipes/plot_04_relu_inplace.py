@@ -90,6 +90,7 @@ def block(x, relu):
 with torch.no_grad():
     wrong = block(x, torch.nn.ReLU(inplace=True))
     right = block(x, torch.nn.ReLU(inplace=False))
+
 print("outputs equal:", torch.equal(wrong, right))
 print("largest difference:", (wrong - right).abs().max().item())
 
@@ -136,6 +137,7 @@ with torch.no_grad():
     h = linear1(x)
     by_formula = linear2(torch.clamp(h, min=0)) + h
     safe = block(x, torch.nn.ReLU())
+
 print("matches the formula:", torch.equal(safe, by_formula))
 # sphinx_gallery_start_ignore
 assert torch.equal(safe, by_formula)

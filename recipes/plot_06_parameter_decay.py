@@ -116,6 +116,7 @@ loss = (w * x).sum()
 loss.backward()
 with torch.no_grad():
     w.mul_(decay)
+
 # sphinx_gallery_start_ignore
 show_graph(loss)
 # sphinx_gallery_end_ignore

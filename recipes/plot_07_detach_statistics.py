@@ -85,6 +85,7 @@ batches = [torch.randn(32, 64) for _ in range(10)]
 total = torch.zeros(1)
 for batch in batches:
     total.add_(model(batch).sum())
+
 alive = [*model.parameters(), *batches]
 print("total requires grad:", total.requires_grad, "| grad_fn:", type(total.grad_fn).__name__)
 print("graph nodes, and bytes only the graph keeps alive:", graph_size(total, alive))
@@ -133,6 +134,7 @@ assert graph_size(total, alive)[1] == by_allocator, (graph_size(total, alive), b
 total_20 = torch.zeros(1)
 for batch in batches + batches:
     total_20.add_(model(batch).sum())
+
 print("after 20 batches:", graph_size(total_20, alive))
 
 # %%
@@ -169,6 +171,7 @@ for batch in batches:
     out = model(batch)
     total_detached.add_(out.detach().sum())
     total_float += out.sum().item()
+
 # sphinx_gallery_start_ignore
 show_graph(total_detached)
 # sphinx_gallery_end_ignore
@@ -178,6 +181,7 @@ print("requires grad:", total_detached.requires_grad, "| graph:", graph_size(tot
 # Proof: the statistics agree with a pass that never built a graph at all.
 with torch.no_grad():
     total_no_graph = sum(model(batch).sum() for batch in batches)
+
 print("detach():", total_detached.item(), "| .item():", total_float, "| no graph:", total_no_graph.item())
 # sphinx_gallery_start_ignore
 assert torch.allclose(total_detached, total_no_graph.reshape(1))

@@ -7,8 +7,10 @@ helpers of the build (``expect_error``, the graph drawing, the checks) run on th
 but are not shown (src/autograd_recipes/pages/shown_code.py), so they are not in what the reader copies.
 """
 
+import code
 import io
 import re
+import sys
 import tokenize
 
 import background
@@ -98,6 +100,70 @@ def code_tokens(code):
 def test_code_tokens_see_code_not_comments():
     assert code_tokens("x = 1  # one\n") == code_tokens("x = 1  # 하나\n")
     assert code_tokens("x = 1\n") != code_tokens("x = 2\n")
+
+
+class _ClassicPrompt(code.InteractiveConsole):
+    """Python's classic interactive prompt (``python`` with no arguments), compiling only: each
+    line is pushed as a paste types it, and what the prompt would refuse is recorded, not run."""
+
+    def __init__(self):
+        super().__init__()
+        self.errors = []
+
+    def runcode(self, code_object):  # compiling is the check; nothing runs (no torch needed)
+        pass
+
+    def showsyntaxerror(self, filename=None, **kwargs):
+        kind, value, _ = sys.exc_info()
+        self.errors.append(f"{kind.__name__}: {value}")
+
+
+def prompt_errors(block):
+    """What the classic prompt refuses in ``block`` pasted line by line, then an empty line.
+
+    There an indented block (for, with, def, if, ...) ends only at a blank line: an unindented
+    line right after it is a SyntaxError, and a blank line inside a body ends it early, so the
+    next indented line is an IndentationError. A script or a notebook cell accepts both."""
+    prompt = _ClassicPrompt()
+    for line in block.rstrip("\n").split("\n") + [""]:
+        prompt.push(line)
+    return prompt.errors
+
+
+def test_the_prompt_check_refuses_what_the_classic_prompt_refuses():
+    """The control: an unindented line right after a ``with`` block, and a blank line inside a
+    ``def``'s body, are refused; with a blank line after the block, and the body joined, they paste."""
+    after_with = "with open('f') as f:\n    text = f.read()\nprint(text)"
+    assert prompt_errors(after_with) == ["SyntaxError: invalid syntax (<console>, line 3)"]
+    assert prompt_errors(after_with.replace("\nprint", "\n\nprint")) == []
+    blank_in_def = "def f(x):\n    y = x + 1\n\n    return y\n\n\nprint(f(1))"
+    assert prompt_errors(blank_in_def)[0].startswith("IndentationError: unexpected indent")
+    assert prompt_errors(blank_in_def.replace("1\n\n    return", "1\n    return")) == []
+    # what a script accepts: both compile whole
+    compile(after_with, "<script>", "exec")
+    compile(blank_in_def, "<script>", "exec")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("page", PAGES)
+def test_every_shown_block_pastes_into_the_interactive_prompt(built_site, page, lang):
+    """A reader may paste a block into ``python`` with no arguments, not only a script or a
+    notebook: each shown block must compile there as it does in a file (blank lines as the
+    prompt needs them: after each indented block, none inside one). A translated page's
+    blocks differ only in their comments, so they are checked as cheaply."""
+    assert built_site[1] == 0, built_site[2]
+    blocks = page_blocks(built_site[0] / "build" / "html" / lang / page)
+    assert len(blocks) >= 3, f"{lang}/{page}: no code blocks found"
+    problems = []
+    for number, block in enumerate(blocks, 1):
+        errors = prompt_errors(block["code"])
+        if errors:
+            first_lines = "\n".join(block["code"].split("\n")[:8])
+            problems.append(f"block {number}: {errors[0]}\n{first_lines}")
+    assert not problems, (
+        f"{lang}/{page}: {len(problems)} of {len(blocks)} blocks do not paste into the interactive prompt\n\n"
+        + "\n\n".join(problems)
+    )
 
 
 BUILD_HELPERS = re.compile(r"\b(expect_error|show_graph|autograd_graph)\b")

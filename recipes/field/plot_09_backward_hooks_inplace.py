@@ -125,6 +125,7 @@ reference.load_state_dict(model.state_dict())
 for module in model.modules():
     if isinstance(module, torch.nn.ReLU):
         module.inplace = False
+
 seen = []
 model[2].register_full_backward_hook(lambda module, grad_in, grad_out: seen.append(grad_out[0]))
 model(x).sum().backward()

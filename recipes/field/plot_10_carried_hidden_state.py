@@ -61,6 +61,7 @@ chunks = torch.randn(4, 6, 2, 3)  # 4 chunks of 6 steps, a batch of 2, 3 feature
 h = torch.zeros(2, 5)
 for x in chunks[0]:
     h = cell(x, h)
+
 loss = h.pow(2).mean()
 opt.zero_grad()
 loss.backward()
@@ -68,6 +69,7 @@ opt.step()
 
 for x in chunks[1]:
     h = cell(x, h)
+
 loss = h.pow(2).mean()
 # sphinx_gallery_start_ignore
 show_graph(loss)
@@ -115,11 +117,13 @@ for number, chunk in enumerate(chunks):
 h = torch.zeros(2, 5)
 for x in chunks[0]:
     h = cell(x, h)
+
 opt.zero_grad()
 h.pow(2).mean().backward(retain_graph=True)
 opt.step()
 for x in chunks[1]:
     h = cell(x, h)
+
 loss = h.pow(2).mean()
 
 # %%
@@ -137,11 +141,13 @@ with expect_error(RuntimeError, "modified by an inplace operation"):
 h = torch.zeros(2, 5)
 for x in chunks[0]:
     h = cell(x, h)
+
 h.pow(2).mean().backward()
 h.detach()
 print("h still has its graph:", h.grad_fn is not None)
 for x in chunks[1]:
     h = cell(x, h)
+
 loss = h.pow(2).mean()
 
 # %%

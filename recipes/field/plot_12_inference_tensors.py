@@ -185,6 +185,7 @@ print(
 with torch.no_grad():
     features_ng = backbone(x)
     test_loss = torch.nn.functional.mse_loss(head(features_ng), y, reduction="sum")
+
 test_loss /= len(x)
 print("mean test loss:", round(test_loss.item(), 4))
 # sphinx_gallery_start_ignore
