@@ -155,7 +155,11 @@ def _ancestors(node):
 
 def _disclosure_html(app, claim, vocabulary, entry, anchor, claims_page):
     esc = html.escape
-    rows = [(_("Checked over:"), claim_scope.in_language(claim["scope"], app.config))]
+
+    def text(english):
+        return claim_scope.without_glosses(claim_scope.in_language(english, app.config))
+
+    rows = [(_("Checked over:"), text(claim["scope"]))]
     named = claim_scope.named_conditions(claim, vocabulary)
     if named:
         rows.append((_("Conditions:"), _(", ").join(named) + "."))
@@ -169,7 +173,7 @@ def _disclosure_html(app, claim, vocabulary, entry, anchor, claims_page):
     return (
         f'<details class="claim-scope"><summary>{esc(_("What this check tried"))}</summary>'
         f'<div id="{esc(anchor)}"><p class="claim-scope-claim">'
-        f"{esc(claim_scope.in_language(claim['claim'], app.config))}</p>{body}"
+        f"{esc(text(claim['claim']))}</p>{body}"
         f'<p><a href="{esc(claims_page)}#claim-{esc(claim["id"])}">'
         f"{esc(_('The claim with its evidence and its control'))}</a></p></div></details>"
     )

@@ -128,6 +128,12 @@ def named_conditions(claim, vocabulary):
 GLOSS = re.compile(r"\([a-z][a-z ,'-]*\)")
 
 
+def without_glosses(text):
+    """A translated text without its English glosses, 리프 텐서(leaf tensor) -> 리프 텐서: a
+    disclosure repeats a claim beside a page that has glossed its terms already."""
+    return re.sub(r"(?<=[\uac00-\ud7a3])\s?\([a-z][a-z -]*[a-z]\)", "", text)
+
+
 def missing_conditions(text, claim, vocabulary):
     """The conditions of ``claim`` that ``text`` (a sentence in the page's language) names by
     none of their phrases: [(condition id, its phrases)]."""
