@@ -11,13 +11,14 @@ a reader can get from the sentence to its check.
 
 A sentence that links a claim says what the claim says, with its conditions: where
 the claim lists ``conditions``, the paragraph holding the link, and the claim's own
-sentence on the claims page, must name each by one of its phrases in the page's
+sentence and scope on the claims page, must name each by one of its phrases in the page's
 language, or the build warns at that paragraph. The ambient runs
 (ambient_conditions) decide which conditions a claim must list, so a flip found by
 machine reaches every sentence that states the claim.
 """
 
 import html
+from pathlib import Path
 
 from docutils import nodes
 from sphinx.locale import _  # Korean: locales/ko/LC_MESSAGES/sphinx.po
@@ -116,14 +117,20 @@ def _resolve(app, doctree, docname):
     claims, vocabulary = _ledger(app) if refs or docname == CLAIMS_DOC else (None, None)
     if claims is None:
         return
-    if docname == CLAIMS_DOC:  # each claim's own sentence names its conditions too
+    if docname == CLAIMS_DOC:  # each claim's own sentence and scope name its conditions too
+        ledger = app.config.claims_ledger
+        ledger_text = Path(ledger).read_text(encoding="utf-8")
         for box in doctree.findall(nodes.container):
             claim = next(
                 (claims[i[6:]] for i in box["ids"] if i[6:] in claims and i.startswith("claim-")), None
             )
             text = next((p for p in box.findall(nodes.paragraph) if "claim-text" in p["classes"]), None)
-            if claim and text is not None:
-                _warn_missing(app, text, text.astext(), claim, vocabulary, "the sentence of")
+            scope = next(iter(box.findall(nodes.field_body)), None)  # the box's first field
+            if claim is None or text is None or scope is None:
+                continue
+            where = f"{ledger}:{claims_ledger.line_of(ledger_text, claim['id'])}"
+            _warn_missing(app, where, text.astext(), claim, vocabulary, "the sentence of")
+            _warn_missing(app, where, scope.astext(), claim, vocabulary, "the scope of")
     record = claim_scope.record(app.config.claims_ledger) or {}
     claims_page = app.builder.get_relative_uri(docname, CLAIMS_DOC)
     seen = {}
