@@ -620,3 +620,23 @@ def test_code_that_does_not_parse_is_hashed_as_text_and_has_no_block_lines(tmp_p
         page.read_text(encoding="utf-8").replace("%timeit 1 + 1", "%timeit 2 + 2"), encoding="utf-8"
     )
     assert matrix_data.notebook_hash(page) != before
+
+
+def test_quoted_words_keep_a_trailing_comma_or_period_outside_the_quotes():
+    """The banner quotes the differing words without the comma or period that ends them
+    both (“AsStridedBackward0”, not “AsStridedBackward0,”); one that is itself the
+    difference, or all a word has, stays."""
+    assert matrix_html.quoted_words("AsStridedBackward0,", "AsStrided,") == (
+        "AsStridedBackward0",
+        "AsStrided",
+    )
+    assert matrix_html.quoted_words(
+        "set_detect_anomaly(True).", "set_detect_anomaly(True, check_nan=False)."
+    ) == (
+        "set_detect_anomaly(True)",
+        "set_detect_anomaly(True, check_nan=False)",
+    )
+    assert matrix_html.quoted_words("UnbindBackward0", "Unbind") == ("UnbindBackward0", "Unbind")
+    assert matrix_html.quoted_words("x,", "x.") == ("x,", "x.")
+    assert matrix_html.quoted_words("—", "Relu,") == ("—", "Relu")
+    assert matrix_html.quoted_words(",", "Relu,") == (",", "Relu,")

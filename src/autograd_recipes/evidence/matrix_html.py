@@ -307,6 +307,19 @@ def _sentences():
     }
 
 
+TRAILING_PUNCTUATION = ",.;:"
+
+
+def quoted_words(here, page):
+    """The differing words of two messages as a sentence quotes them: a comma or a period that
+    ends them both stays outside the quotes ("ReluBackward0," and "Relu," are quoted as
+    “ReluBackward0” and “Relu”), unless it is itself the difference ("x," against "x.")."""
+    bare = [w.rstrip(TRAILING_PUNCTUATION) if w != "—" else w for w in (here, page)]
+    if all(bare) and bare[0] != bare[1]:
+        return tuple(bare)
+    return here, page
+
+
 def _difference_item(template, values, releases, claims_uri, own=None):
     """One difference as HTML: a sentence, and a claim's link to its entry (none for ``own``,
     the claim whose row it is); and whether it is only a check that could not run."""
@@ -329,6 +342,8 @@ def _difference_item(template, values, releases, claims_uri, own=None):
         return said, observed == matrix_data.ERROR
     names = ("line", "here", "page") if "where the page has" in template else ("line", "error")
     values = dict(zip(names, values))
+    if "here" in values:
+        values["here"], values["page"] = quoted_words(values["here"], values["page"])
     if values.get("here") == "—":  # words of the page's message that this release does not print
         template = "lacks"
     elif values.get("page") == "—":  # words this release adds
