@@ -75,3 +75,13 @@ def test_no_page_shows_a_claim_id_as_a_tooltip(disclosures, lang):
     for page, _targets, _boxes, text in disclosures[lang]:
         for match in re.finditer(r'class="claim-link[^>]*>', text):
             assert "title=" not in match.group(0), f"{page.name}: {match.group(0)}"
+
+
+def test_korean_attaches_the_checked_mark_to_the_word_before_it(disclosures):
+    """…못합니다(검증됨). as Korean sets a bracket; English keeps its space."""
+    spaced = {"ko": [], "en": []}
+    for lang in spaced:
+        for page, _targets, _boxes, text in disclosures[lang]:
+            spaced[lang] += [page.name for _ in re.finditer(r'[가-힣a-z.,)] <a class="claim-link', text)]
+    assert spaced["ko"] == [], spaced["ko"]
+    assert spaced["en"], "the English pages lost the space before (checked)"

@@ -143,6 +143,7 @@ def _resolve(app, doctree, docname):
         seen[claim["id"]] = seen.get(claim["id"], 0) + 1
         where = _role_location(docname, paragraph, claim["id"], seen[claim["id"]])
         _warn_missing(app, where, paragraph.astext(), claim, vocabulary, "the sentence linking")
+        _attach_to_previous_word(app, ref)
         anchor = f"checked-{claim['id']}" + (f"-{seen[claim['id']]}" if seen[claim["id"]] > 1 else "")
         ref["refuri"] = "#" + anchor
         entry = record.get("claims", {}).get(claim["id"])
@@ -152,6 +153,21 @@ def _resolve(app, doctree, docname):
         while index < len(paragraph.parent) and isinstance(paragraph.parent[index], claim_disclosure):
             index += 1
         paragraph.parent.insert(index, box)
+
+
+# languages whose typography attaches a bracket to the word before it: …못합니다(검증됨).
+ATTACHED_BRACKETS = {"ko", "ja", "zh"}
+
+
+def _attach_to_previous_word(app, ref):
+    """The space before "(checked)" goes where the page's language sets no space before a
+    bracket: the translation keeps the source's space, which the role's markup needs."""
+    if app.config.language not in ATTACHED_BRACKETS or ref.parent is None:
+        return
+    index = ref.parent.index(ref)
+    before = ref.parent[index - 1] if index else None
+    if isinstance(before, nodes.Text) and before.endswith(" ") and before.strip():
+        ref.parent.replace(before, nodes.Text(before.rstrip(" ")))
 
 
 def _ancestors(node):
