@@ -21,7 +21,12 @@ EXPECTED_STEMS = [
     ("텐서는", "텐서"),
     ("텐서", "텐서"),
     ("텐서들을", "텐서"),
-    ("변화도", "기울기"),
+    ("변화도", "기울"),  # the site's term as stemmed: 기울기 → 기울
+    ("기울기를", "기울"),
+    ("그래디언트", "기울"),  # a transliteration the glossary lists
+    ("인플레이스", "제자리"),
+    ("에폭마다", "에포크"),  # PyTorch Korea's word
+    ("에포크의", "에포크"),
     ("정확도는", "정확도"),
     ("결과", "결과"),
     ("결과가", "결과"),
@@ -43,7 +48,8 @@ EXPECTED_STEMS = [
     ("감쇠하는", "감쇠"),
     ("바꾸지", "바꾸"),
     # the PyTorch Korea name of a glossary term is read as the site's term
-    ("변화도를", "기울기"),
+    ("변화도를", "기울"),
+    ("그래디언트를", "기울"),
     ("no_grad", "no_grad"),
     ("requires_grad_", "requires_grad_"),
     ("Gradients", "gradient"),
@@ -70,6 +76,9 @@ AGREEMENT_WORDS = [w for w, _ in EXPECTED_STEMS] + [
     "하나",
     "값",
     "수",
+    "뷰",
+    "뷰를",
+    "인플레이스로",
     "inference_mode",
     "no_grad",
     "autograd",
@@ -121,6 +130,40 @@ def test_particles_longest_first():
     assert lengths == sorted(lengths, reverse=True)
 
 
+def test_synonyms_come_from_the_glossarys_third_column(tmp_path):
+    # the real glossary: PyTorch Korea's words and the transliterations it lists
+    assert korean_search.SYNONYMS == {
+        "변화도": "기울",
+        "그래디언트": "기울",
+        "인플레이스": "제자리",
+        "에폭": "에포크",
+    }
+    glossary = tmp_path / "glossary.csv"
+    glossary.write_text(
+        '"gradient","기울기","변화도를","x"\n"tensor","텐서","Tensor","x"\n'
+        '"layer","계층","계층","x"\n"leaf tensor","리프 텐서","—","x"\n"view","뷰","뷰 (view)","x"\n',
+        encoding="utf-8",
+    )
+    # stemmed on both sides; Latin, dashes, same words and glosses in parentheses are left out
+    assert korean_search._synonyms(glossary) == {"변화도": "기울"}
+
+
+@pytest.mark.parametrize(
+    ("word", "stem"),
+    [("뷰를", "뷰"), ("뷰는", "뷰"), ("뷰의", "뷰"), ("뷰입니다", "뷰"), ("값을", "값"), ("뷰", None)]
+    + [("경로", "경"), ("텐서를", None), ("뷰어", None), ("no_grad", None)],
+)
+def test_one_syllable_stem(word, stem):
+    assert korean_search.one_syllable_stem(word) == stem
+
+
+def test_split_adds_the_one_syllable_stem_beside_the_word():
+    lang = korean_search.SearchKorean({})
+    assert words(lang, "뷰를 만든 뷰") == ["뷰를", "만든", "뷰", "뷰"]
+    # the word itself is still indexed as it was (a query 뷰를 finds it), and its stem is itself
+    assert [lang.stem(w) for w in words(lang, "뷰를 만든")] == ["뷰를", "만든", "뷰"]
+
+
 def words(lang, text):
     return [w for w in lang.split(text) if not w.startswith(korean_search.BIGRAM)]
 
@@ -165,11 +208,15 @@ console.log(JSON.stringify({
 
 # Titles avoid the searched words: the index page's toctree repeats them.
 PAGES = {
-    "index": "색인\n====\n\n.. toctree::\n\n   inplace\n   install\n",
+    "index": "색인\n====\n\n.. toctree::\n\n   inplace\n   install\n   counter\n   versions\n",
     "inplace": (
         "주의\n====\n\n텐서를 제자리에서 바꾸는 연산은 변화도를 망칠 수 있다. no_grad는 추적을 끈다.\n"
     ),
     "install": "안내\n====\n\n이 문서는 패키지 설치 방법을 설명한다.\n",
+    # a query of 2-syllable words: 버전 카운터 is on one page, 버전 alone (in the title,
+    # which Sphinx scores above the text) on the other
+    "counter": "계수\n====\n\n버전 카운터는 뷰를 만들면 늘어난다.\n",
+    "versions": "버전 목록\n=========\n\n모든 torch 버전: 버전마다 다르다.\n",
 }
 
 
@@ -207,11 +254,14 @@ def test_korean_site_index(korean_site):
             found |= {docnames[f] for f in ([files] if isinstance(files, int) else files)}
         return found
 
-    for term in ("텐서", "제자리", "기울기", "no_grad"):
+    for term in ("텐서", "제자리", "기울", "no_grad"):
         assert docs(term) == {"inplace"}, term
     for term in ("텐서를", "변화도를", "no_grad는", "는"):
         assert term not in index["terms"]
     assert docs("설치") == {"install"}
+    assert docs("뷰") == {"counter"}  # from 뷰를: a one-syllable word is a term
+    assert docs("카운터") == {"counter"}
+    assert {"counter", "versions"} <= docs("버전")
 
 
 @needs_node
@@ -243,3 +293,33 @@ console.log(JSON.stringify(queries.map((q) =>
             files = index["terms"].get(term)
             assert files is not None, (query, term)
             assert inplace in ([files] if isinstance(files, int) else files), (query, term)
+
+
+@needs_node
+def test_search_page_ranks_pages_with_every_word_first(korean_site, tmp_path):
+    """Sphinx's own searchtools.js (its search, not its page) and the built language_data.js:
+    a page lacking a 2-syllable query word comes after every page that has all of them."""
+    out, code, log = korean_site
+    assert code == 0, log
+    static = out / "_static"
+    script = (
+        "globalThis.window = globalThis;\n"
+        "globalThis.document = { getElementById: () => null };\n"
+        "globalThis._ready = () => {};\n"
+        "globalThis.SPHINX_HIGHLIGHT_ENABLED = false;\n"
+        + (static / "searchtools.js").read_text(encoding="utf-8")
+        + (static / "language_data.js").read_text(encoding="utf-8")
+        + (out / "searchindex.js").read_text(encoding="utf-8")
+        + """
+const queries = JSON.parse(require("fs").readFileSync(0, "utf8"));
+console.log(JSON.stringify(queries.map((q) => Search._performSearch(...Search._parseQuery(q)).map((r) => r[0]))));
+"""
+    )
+    queries = ["버전 카운터", "카운터 버전", "버전", "뷰", "버전 뷰를"]
+    found = dict(zip(queries, run_node(script, tmp_path, queries)))
+    # results come last first: searchtools.js shows them from the end of the list
+    assert found["버전 카운터"][-1] == "counter", found
+    assert found["카운터 버전"][-1] == "counter", found
+    assert found["버전"][-1] == "versions"  # without the other word, the title ranks first
+    assert found["뷰"] == ["counter"]
+    assert found["버전 뷰를"][-1] == "counter"

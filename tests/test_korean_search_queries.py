@@ -12,11 +12,13 @@ the misses for any built site:
 """
 
 import csv
+import json
 import sys
 from pathlib import Path
 from urllib.parse import quote
 
 import background
+import polib
 import pytest
 from browser_pass import CHROMIUM, in_pages, run_in_browser, served, skip_without_chromium
 from conftest import JOBS
@@ -86,7 +88,16 @@ def score(html):
 def test_query_set_is_large_and_varied():
     queries = load_queries()
     assert len(queries) >= 40
-    assert {kind for _, _, kind in queries} >= {"spacing", "verb form", "particle", "gloss", "Latin/Hangul"}
+    assert {kind for _, _, kind in queries} >= {
+        "spacing",
+        "verb form",
+        "particle",
+        "gloss",
+        "Latin/Hangul",
+        "synonym",
+        "one syllable",
+        "several words",
+    }
 
 
 def _scored(folder, site):
@@ -109,6 +120,26 @@ def korean_query_scores(built_site):
 def test_korean_queries_find_their_pages_in_the_top_5(korean_query_scores):
     share, misses = korean_query_scores
     assert share >= REQUIRED_SHARE, f"top-5 share {share:.0%}; missed:\n" + "\n".join(misses)
+
+
+NO_RESULTS = (
+    "Your search did not match any documents. Please make sure that all words are spelled "
+    "correctly and that you've selected enough categories."
+)
+
+
+def test_no_results_text_is_the_projects(built_site):
+    """searchtools.js shows Documentation.gettext(NO_RESULTS) from _static/translations.js:
+    the built Korean catalog has sphinx.po's text (korean_search._no_results), not Sphinx's,
+    which speaks of categories the search page does not have."""
+    project, code, log = built_site
+    assert code == 0, log
+    text = (project / "build" / "html" / "ko" / "_static" / "translations.js").read_text(encoding="utf-8")
+    catalog = json.loads(text[text.index("{") : text.rindex("}") + 1])
+    ours = polib.pofile(str(project / "locales" / "ko" / "LC_MESSAGES" / "sphinx.po")).find(NO_RESULTS)
+    assert ours and ours.msgstr
+    assert catalog["messages"][NO_RESULTS] == ours.msgstr
+    assert "카테고리" not in ours.msgstr
 
 
 if __name__ == "__main__":

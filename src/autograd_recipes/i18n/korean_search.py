@@ -12,8 +12,11 @@ Stemming rule, shared by the index (Python) and the query (korean_stemmer.js):
   the longest verb ending in ``ENDINGS`` (저장하기, 저장한, 저장됩니다 → 저장),
   each only if at least 2 syllables remain. So 텐서를 → 텐서, while 경로, 결과,
   정의 keep their last syllable.
-* A Hangul token that is another name for one of the site's terms (the PyTorch
-  Korea column of docs/glossary.csv, e.g. 변화도) is read as the site's term.
+* A Hangul token that is another name for one of the site's terms (the third
+  column of docs/glossary.csv: PyTorch Korea's word, e.g. 변화도 or 에폭, or a
+  transliteration other Korean texts use, e.g. 그래디언트 or 인플레이스) is read as
+  the site's term (the first word of the second column, stemmed: 기울기 → 기울),
+  on both sides.
 * Any other token is English: lowercased and stemmed like Sphinx's ``en``.
 
 Compounds typed without the page's space (연산그래프) and forms the rules miss:
@@ -23,6 +26,24 @@ spaces between the words. A query word that is not an indexed
 word is looked up by its bigrams instead; such matches rank below word matches.
 The stemmer is a heuristic: it may over-strip a 3+ syllable noun (어레이 → 어레),
 but as queries are stemmed the same way, that word is still found.
+
+One-syllable nouns (뷰): stripping never leaves one syllable (경로, 결과 would
+lose theirs), and Sphinx's searchtools.js matches only words of 3+ characters
+partially, so a query 뷰 would miss 뷰를, 뷰는. The index therefore also holds,
+beside the word, the syllable before a particle that makes up the rest of a
+two-or-more-syllable word (뷰를 → 뷰를 and 뷰; 경로 → 경로 and 경, harmless); a
+one-syllable query word is itself, so it finds them.
+
+Queries of several words: searchtools.js lets a page miss any query word shorter
+than 3 characters (meant for English "a", "of"), which for Korean's 2-syllable
+words (버전 카운터) turned the query into an OR. korean_stemmer.js ranks the pages
+holding every Hangul query word (and every other word Sphinx requires) first.
+
+The "no results" text of the search page: Sphinx's searchtools.js shows
+``Documentation.gettext("Your search did not match any documents…")`` from
+_static/translations.js, a copy of Sphinx's own Korean catalog, which speaks of
+categories the page does not have. ``_no_results`` puts the project's Korean
+from locales/ko/LC_MESSAGES/sphinx.po into that copy after the build.
 """
 
 import csv
@@ -31,6 +52,7 @@ import re
 from pathlib import Path
 
 from sphinx import package_dir
+from sphinx.locale import _
 from sphinx.search import SearchLanguage
 from sphinx.search.en import SearchEnglish
 
@@ -67,20 +89,19 @@ MIN_STEM = 2  # syllables that must remain after stripping
 BIGRAM = "~"  # prefix of bigram terms: a query splitter never yields it
 
 
-def _synonyms():
-    """{other Korean name: the site's term}, from the glossary's PyTorch Korea column."""
-    path = ROOT / "docs" / "glossary.csv"
+def _synonyms(path=ROOT / "docs" / "glossary.csv"):
+    """{other Korean name, as stemmed: the site's term}, from the glossary's third column
+    (PyTorch Korea's word, or a transliteration in the rows that say so)."""
     with open(path, encoding="utf-8") as f:
         rows = list(csv.reader(f))
     out = {}
     for row in rows:
         ours, theirs = row[1].split()[0], row[2].split(" (")[0]
         if re.fullmatch(f"[{chr(0xAC00)}-{chr(0xD7A3)}]+", theirs) and theirs != ours:
-            out[theirs] = ours
+            # both as the stemmer leaves them: 변화도 → 기울 (기울기 loses its 기 as 저장하기 does)
+            out[_strip(_strip(theirs, PARTICLES), ENDINGS)] = _strip(_strip(ours, PARTICLES), ENDINGS)
     return out
 
-
-SYNONYMS = _synonyms()
 
 _HANGUL = "\uac00-\ud7a3"  # precomposed syllables
 _HANGUL_WORD = re.compile(f"^[{_HANGUL}]+$")
@@ -124,6 +145,17 @@ def _strip(word, suffixes):
     return word
 
 
+SYNONYMS = _synonyms()
+_PARTICLE_SET = frozenset(PARTICLES)
+
+
+def one_syllable_stem(word):
+    """The first syllable of a Hangul ``word`` whose rest is a particle (뷰를 → 뷰), else None."""
+    if len(word) >= 2 and _HANGUL_WORD.match(word) and word[1:] in _PARTICLE_SET:
+        return word[0]
+    return None
+
+
 def strip_particle(word):
     """``word`` without its longest particle, if MIN_STEM syllables remain."""
     return _strip(word, PARTICLES)
@@ -154,8 +186,10 @@ class SearchKorean(SearchLanguage):
         self._english = SearchEnglish(options)
 
     def split(self, input):
-        """Words, then the bigrams of each Hangul run, its spaces left out."""
+        """Words, the one-syllable stem of each word that has one (one_syllable_stem), then
+        the bigrams of each Hangul run, its spaces left out."""
         words = _WORD.findall(input)
+        words += [stem for stem in map(one_syllable_stem, words) if stem]
         for run in _RUN.findall(input):
             words += sorted(set(bigrams("".join(run.split()))))
         return words
@@ -168,6 +202,34 @@ class SearchKorean(SearchLanguage):
         return self._english.stem(word)
 
 
+def _no_results(app, exception):
+    """The project's Korean for searchtools.js's "no results" text, into _static/translations.js."""
+    if exception or app.builder.format != "html" or app.config.language != SearchKorean.lang:
+        return
+    path = Path(app.outdir) / "_static" / "translations.js"
+    if not path.is_file():
+        return
+    english = (
+        "Your search did not match any documents. Please make sure that all words are "
+        "spelled correctly and that you've selected enough categories."
+    )
+    korean = str(
+        _(
+            "Your search did not match any documents. Please make sure that all words are spelled correctly and that you've selected enough categories."
+        )
+    )
+    if korean == english:
+        return
+    text = path.read_text(encoding="utf-8")
+    start, end = text.index("{"), text.rindex("}") + 1
+    catalog = json.loads(text[start:end])
+    catalog["messages"][english] = korean
+    path.write_text(
+        text[:start] + json.dumps(catalog, ensure_ascii=False, indent=4) + text[end:], encoding="utf-8"
+    )
+
+
 def setup(app):
     app.add_search_language(SearchKorean)
+    app.connect("build-finished", _no_results)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -39,8 +39,16 @@ var koreanBigrams = (text) => {
  * bigrams, which must all be on a page; those pages come after the pages found
  * by words, below the score of a partial match and in the order of their own
  * scores (a page whose title holds the bigrams first).
+ *
+ * Every Hangul word of the query must be on a page too: searchtools.js lets a
+ * page miss any query word of fewer than 3 characters (English "a", "of"), which
+ * made a query of 2-syllable words (버전 카운터) an OR. The pages that hold every
+ * Hangul word (by itself, or by all its bigrams when it is not an indexed word)
+ * and every other word searchtools.js requires come first; a page missing some
+ * is kept, below all of them, in the order of the share of the words it holds.
  */
 if (typeof Search !== "undefined" && Search.performTermsSearch) {
+  const hangul = /^[\uac00-\ud7a3]+$/;
   const byWords = Search.performTermsSearch;
   Search.performTermsSearch = (searchTerms, excludedTerms) => {
     const results = byWords(searchTerms, excludedTerms);
@@ -49,15 +57,59 @@ if (typeof Search !== "undefined" && Search.performTermsSearch) {
     const expanded = new Set();
     let fallback = false;
     for (const term of searchTerms) {
-      if (/^[\uac00-\ud7a3]+$/.test(term) && !known(term)) {
+      if (hangul.test(term) && !known(term)) {
         koreanBigrams(term).forEach((gram) => expanded.add(gram));
         fallback = true;
       } else expanded.add(term);
     }
-    if (!fallback) return results;
-    const found = new Set(results.map((result) => result[0]));
-    const byBigrams = byWords(expanded, excludedTerms).filter((result) => !found.has(result[0]));
-    byBigrams.forEach((result) => (result[4] = (Scorer.partialTerm * result[4]) / (result[4] + 1)));
-    return results.concat(byBigrams);
+    let all = results;
+    if (fallback) {
+      const found = new Set(results.map((result) => result[0]));
+      const byBigrams = byWords(expanded, excludedTerms).filter((result) => !found.has(result[0]));
+      byBigrams.forEach((result) => (result[4] = (Scorer.partialTerm * result[4]) / (result[4] + 1)));
+      all = results.concat(byBigrams);
+    }
+    return koreanEveryWordFirst(all, searchTerms, index);
   };
 }
+
+/* The files (numbers) that hold a term as searchtools.js finds it: exactly, or, for a
+ * term of 3+ characters that is not an indexed word, inside an indexed word. */
+var koreanFilesWith = (term, index) => {
+  const files = new Set();
+  for (const table of [index.terms, index.titleterms]) {
+    const add = (found) => (typeof found === "number" ? [found] : found).forEach((f) => files.add(f));
+    if (Object.hasOwn(table, term)) add(table[term]);
+    else if (term.length > 2) for (const key of Object.keys(table)) if (key.includes(term)) add(table[key]);
+  }
+  return files;
+};
+
+/* results, those on pages that hold every required query word first (see above). */
+var koreanEveryWordFirst = (results, searchTerms, index) => {
+  const hangul = /^[\uac00-\ud7a3]+$/;
+  const terms = [...searchTerms];
+  if (terms.length < 2 || !terms.some((term) => hangul.test(term))) return results;
+  // Per required word, the files that hold it; a Hangul word that is not indexed, by all its bigrams.
+  const holders = [];
+  for (const term of terms) {
+    if (!hangul.test(term) && term.length < 3) continue; // as searchtools.js: not required
+    let files = koreanFilesWith(term, index);
+    if (hangul.test(term) && !files.size) {
+      const grams = koreanBigrams(term).map((gram) => koreanFilesWith(gram, index));
+      files = new Set([...grams[0]].filter((file) => grams.every((gram) => gram.has(file))));
+    }
+    holders.push(files);
+  }
+  const share = (result) => {
+    const file = index.docnames.indexOf(result[0]);
+    return holders.filter((files) => files.has(file)).length / holders.length;
+  };
+  const full = [];
+  const part = [];
+  for (const result of results) (share(result) === 1 ? full : part).push(result);
+  if (!full.length || !part.length) return results;
+  const floor = Math.min(...full.map((result) => result[4]));
+  part.forEach((result) => (result[4] = (floor * share(result)) / 2)); // below every page with all the words
+  return full.concat(part);
+};
