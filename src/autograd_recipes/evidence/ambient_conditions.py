@@ -172,7 +172,6 @@ AMBIENT = {
 
 def _run_in_child(claim, condition_id, out, limit):
     """In the forked child: run the claim under the condition, write the result, exit."""
-    signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
     def on_timeout(signum, frame):
         raise TimeoutError(f"claim {claim['id']} under {condition_id}: still running after {limit:g} s")
