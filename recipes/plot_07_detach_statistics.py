@@ -187,3 +187,42 @@ print("detach():", total_detached.item(), "| .item():", total_float, "| no graph
 assert torch.allclose(total_detached, total_no_graph.reshape(1))
 assert abs(total_float - total_no_graph.item()) < 1e-3
 # sphinx_gallery_end_ignore
+
+# %%
+# Another message: ``numpy()`` on a tensor that requires grad
+# -----------------------------------------------------------
+# Keeping the outputs as numpy arrays, for a metric or a plot, fails at the
+# first batch: ``numpy()``, and ``np.asarray``, which calls it, refuse any
+# tensor that requires grad, such as a model's output with grad mode on.
+
+# sphinx_gallery_start_ignore
+with expect_error(RuntimeError, "Can't call numpy() on Tensor that requires grad"):
+    # sphinx_gallery_end_ignore
+    preds = [model(batch).numpy() for batch in batches]
+
+# %%
+# The fix: ``detach()`` first, or Python numbers
+# ----------------------------------------------
+# ``detach().numpy()`` gives the array with no graph behind it. ``.item()`` (of
+# a one-element tensor) and ``.tolist()`` give Python numbers and need no
+# ``detach()``.
+preds = [model(batch).detach().numpy() for batch in batches]
+losses = [model(batch).sum().item() for batch in batches]
+print("arrays:", len(preds), "of shape", preds[0].shape, "| first loss:", round(losses[0], 4))
+
+# %%
+# The array shares the tensor's memory: ``detach()`` shares it, and so does
+# ``numpy()``. An in-place change of the tensor after you logged it, such as an
+# optimizer step on a weight, shows in the array. Copy what you keep:
+# ``.copy()`` of the array, or ``.tolist()``, whose numbers are copies.
+logged = model[2].weight.detach().numpy()
+kept = model[2].weight.detach().numpy().copy()
+with torch.no_grad():
+    model[2].weight.mul_(0.5)  # in place, as an optimizer step
+
+print("the logged array changed with the weight:", (logged == model[2].weight.detach().numpy()).all())
+print("the copy kept the old values:", (kept == 2 * logged).all())
+# sphinx_gallery_start_ignore
+assert (logged == model[2].weight.detach().numpy()).all() and (kept == 2 * logged).all()
+assert not (kept == logged).any()
+# sphinx_gallery_end_ignore

@@ -164,6 +164,60 @@ assert torch.equal(seen_here[0], hidden.grad)
 # sphinx_gallery_end_ignore
 
 # %%
+# The older hook: ``register_backward_hook``
+# ------------------------------------------
+# ``register_backward_hook``, which ``register_full_backward_hook`` replaced,
+# hooks only the node that made the module's output. Its ``grad_input`` is the
+# gradient at that node's inputs: here the ``ReLU``'s input, the ``Linear``
+# layer's output, not the module's input. The forward pass warns that the hook
+# will miss some of ``grad_input``: it does so for this ``Linear`` followed by
+# a ``ReLU``, and even for a lone ``Linear``, whose forward records the
+# weight's transpose as a node of its own. Here ``warnings.catch_warnings``
+# catches the warning, and the code prints it.
+import warnings
+
+block = torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.ReLU())
+inp = torch.randn(3, 4, requires_grad=True)
+got = []
+block.register_backward_hook(lambda module, grad_in, grad_out: got.append(grad_in))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    out = block(inp)
+
+for w in caught:
+    print(f"{w.category.__name__}: {w.message}")
+
+out.sum().backward()
+print("grad_input shapes:", [tuple(g.shape) for g in got[0]], "| the input's shape:", tuple(inp.shape))
+# sphinx_gallery_start_ignore
+# The check: the old hook's grad_input is the gradient at the Linear layer's output.
+linear_out = block[0](inp)
+assert torch.equal(got[0][0], torch.autograd.grad(torch.relu(linear_out).sum(), linear_out)[0])
+# sphinx_gallery_end_ignore
+
+# %%
+# The fix: ``register_full_backward_hook``
+# ----------------------------------------
+# Its ``grad_input`` is the gradient at the module's inputs, and the forward
+# pass does not warn. Register it on a new module: a module that had a
+# ``register_backward_hook``, even one removed since, refuses a full one. The
+# full hook wraps the module's inputs and outputs as the sections above show,
+# so keep in-place operations off them.
+fixed = torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.ReLU())
+fixed.load_state_dict(block.state_dict())
+fixed.register_full_backward_hook(lambda module, grad_in, grad_out: got.append(grad_in))
+inp.grad = None
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    fixed(inp).sum().backward()
+
+print("warnings:", len(caught), "| grad_input shapes:", [tuple(g.shape) for g in got[-1]])
+print("grad_input is the input's gradient:", torch.equal(got[-1][0], inp.grad))
+# sphinx_gallery_start_ignore
+assert not caught and torch.equal(got[-1][0], inp.grad)
+# sphinx_gallery_end_ignore
+
+# %%
 # Where people report it
 # ----------------------
 # - `pytorch/pytorch#61519 <https://github.com/pytorch/pytorch/issues/61519>`__: an

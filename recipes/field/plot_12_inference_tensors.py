@@ -199,6 +199,81 @@ with torch.inference_mode():
 assert torch.allclose(test_loss, mean_inference)
 # sphinx_gallery_end_ignore
 
+
+# %%
+# Tensor subclasses, and code that reads ``_version``
+# ---------------------------------------------------
+# Some quantization libraries keep a weight in a tensor subclass whose
+# ``__torch_dispatch__`` answers each operation. A view of such a weight taken
+# inside ``torch.inference_mode()``, such as ``weight.t()``, is the new tensor
+# the subclass returns, so an inference tensor; torch then gives it the version
+# counter of the weight it views, which was made outside the block, and an
+# inference tensor cannot take one (with or without
+# ``return_and_correct_aliasing``). A view of a plain tensor taken in the block
+# is a normal tensor, and does not meet this.
+class Int8Weight(torch.Tensor):
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args, kwargs=None):
+        if func is torch.ops.aten.t.default:
+            return int8_weight(args[0].q.t(), args[0].scale)
+        raise NotImplementedError(func)
+
+
+def int8_weight(q, scale):
+    w = torch.Tensor._make_wrapper_subclass(Int8Weight, q.shape, dtype=torch.float32)
+    w.q, w.scale = q, scale
+    return w
+
+
+weight = int8_weight(torch.randint(-128, 128, (8, 4), dtype=torch.int8), 0.02)
+
+# %%
+
+# sphinx_gallery_start_ignore
+with expect_error(RuntimeError, "Cannot set version_counter for inference tensor"):
+    # sphinx_gallery_end_ignore
+    with torch.inference_mode():
+        weight.t()
+
+# %%
+# Under ``torch.no_grad()`` the view is a normal tensor, and takes the counter:
+with torch.no_grad():
+    weight_t = weight.t()
+
+print("under no_grad():", type(weight_t).__name__, tuple(weight_t.shape))
+
+# %%
+# Code that reads a tensor's version, as libraries that cache a result by it
+# do, fails on any inference tensor, inside the block or after it, with the
+# other message: an inference tensor has no version counter. The fix is again
+# ``torch.no_grad()``; a library can test ``t.is_inference()`` before it reads
+# ``t._version``.
+with torch.inference_mode():
+    labels = backbone(x).argmax(1)
+
+# %%
+
+# sphinx_gallery_start_ignore
+with expect_error(RuntimeError, "Inference tensors do not track version counter"):
+    # sphinx_gallery_end_ignore
+    labels._version
+
+# %%
+# Made under ``torch.no_grad()``, the labels are a normal tensor, with a version:
+with torch.no_grad():
+    labels = backbone(x).argmax(1)
+
+print("version under no_grad():", labels._version, "| inference tensor:", labels.is_inference())
+# sphinx_gallery_start_ignore
+# The counterexamples: a plain tensor's view in inference mode is a normal tensor, and a
+# wrapper made inside the block gives views there without the error.
+with torch.inference_mode():
+    plain_view = x.t()
+    inside = int8_weight(torch.ones(2, 3, dtype=torch.int8), 1.0)
+    assert not plain_view.is_inference() and inside.t().is_inference()
+assert not weight_t.is_inference() and labels._version == 0
+# sphinx_gallery_end_ignore
+
 # %%
 # Where people report it
 # ----------------------

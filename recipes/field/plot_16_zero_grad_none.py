@@ -116,6 +116,59 @@ assert torch.allclose(grad_after, want) and torch.allclose(model.weight.grad, wa
 # sphinx_gallery_end_ignore
 
 # %%
+# Another ``None``: the gradient of a tensor that is not a leaf
+# -------------------------------------------------------------
+# Unless asked to (see the fix), a backward pass fills ``.grad`` of leaf
+# tensors only: parameters, and tensors created with ``requires_grad=True``.
+# A tensor computed from them, such as a layer's output ``h = model(x)``,
+# keeps ``None``, and reading its ``.grad`` warns, before the backward pass or
+# after it. Here ``warnings.catch_warnings`` catches the warning, and the code
+# prints it.
+import warnings
+
+h = model(x)
+torch.nn.functional.mse_loss(h, y).backward()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    print("h.grad:", h.grad)
+
+for w in caught:
+    print(f"{w.category.__name__}: {w.message}")
+
+# %%
+# The fix: ``retain_grad()``, or ``torch.autograd.grad``
+# ------------------------------------------------------
+# ``h.retain_grad()`` before the backward pass asks it to fill ``h.grad`` too;
+# called after it, it comes too late, and ``h.grad`` stays ``None``.
+# ``torch.autograd.grad`` returns the gradient instead, and writes no
+# ``.grad``. A weight made by an operation on a tensor that requires grad,
+# such as ``torch.randn(3, requires_grad=True) * 0.1`` or a ``.double()`` of
+# it, is not a leaf either: do the operation first, then call
+# ``requires_grad_()`` on the result.
+h = model(x)
+h.retain_grad()
+torch.nn.functional.mse_loss(h, y).backward()
+print("h.grad, first rows:", h.grad[:3].flatten())
+
+out = model(x)
+(grad_out,) = torch.autograd.grad(torch.nn.functional.mse_loss(out, y), out)
+print("the same from torch.autograd.grad:", torch.equal(grad_out, h.grad))
+# sphinx_gallery_start_ignore
+# The check: the retained gradient is that of the mean squared error at h; retain_grad()
+# after the backward pass leaves None; a weight made leaf by requires_grad_() gets .grad.
+assert torch.allclose(h.grad, 2 * (h - y).detach() / h.numel())
+late = model(x)
+torch.nn.functional.mse_loss(late, y).backward()
+late.retain_grad()
+assert late.grad is None
+leaf = (torch.randn(3) * 0.1).requires_grad_()
+(leaf * 2).sum().backward()
+assert leaf.is_leaf and torch.equal(leaf.grad, torch.full((3,), 2.0))
+assert not (torch.randn(3, requires_grad=True) * 0.1).is_leaf
+assert not torch.randn(3, requires_grad=True).double().is_leaf
+# sphinx_gallery_end_ignore
+
+# %%
 # Where people report it
 # ----------------------
 # - `pytorch/pytorch#92731 <https://github.com/pytorch/pytorch/pull/92731>`__: the
