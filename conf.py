@@ -45,6 +45,7 @@ extensions = [
     "autograd_recipes.evidence.claims",
     "autograd_recipes.evidence.claim_links",
     "autograd_recipes.pages.recipe_list",
+    "autograd_recipes.pages.error_families",
     "autograd_recipes.pages.error_index",
     "autograd_recipes.pages.gallery_cards",
     "autograd_recipes.i18n.first_gloss",

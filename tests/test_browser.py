@@ -554,20 +554,27 @@ def error_entries(html, lang):
     return out
 
 
-# The first results of a query as the search page lists them (it shows the last of
-# _performSearch's results first), without rendering them: rendering fetches every
-# result's page for its snippet
+# The results of a query as the search page lists them, first first, each as [docname, the
+# reason it shows beside the title] (it shows the last of _performSearch's results first),
+# without rendering them: rendering fetches every result's page for its snippet
 FIRST_RESULTS = """([query, count]) => Search._performSearch(...Search._parseQuery(query))
   .slice(-count).reverse().map((result) => result[0])"""
+FIRST_RESULT_EACH = """(queries) => queries.map((query) => {
+  const results = Search._performSearch(...Search._parseQuery(query));
+  const first = results[results.length - 1];
+  return first ? [first[0], first[3]] : [null, null];
+})"""
+LISTING_PAGES = {"claims", "errors"}  # they list messages; a page that shows one explains it
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_a_pasted_error_message_finds_the_page_that_explains_it(served_site, page, lang):
     """Every message the errors page lists, pasted as a reader's run would print it (other
     shapes, numbers and node names, and words no page has), alone and after its traceback,
-    finds a page that shows and explains it among the first five results; the errors page
-    itself counts only for a message that only other releases gave. One of them is also
-    typed into the page and its list read as shown."""
+    finds first a page that shows it, or that explains the situation its node names; the
+    claims page and the errors page come first only for a message no other page shows (the
+    errors page stands for the versions page, whose matrix the search does not index). One
+    of them is also typed into the page and its list read as shown."""
     base, html = served_site
     entries = error_entries(html, lang)
     assert len(entries) >= 10, entries
@@ -575,13 +582,14 @@ def test_a_pasted_error_message_finds_the_page_that_explains_it(served_site, pag
     page.wait_for_function("Search.hasIndex()")
     missed = []
     for kind, message, explaining in entries:
-        for query in (pasted(kind, message), TRACEBACK + pasted(kind, message)):
-            found = {f"{doc}.html" for doc in page.evaluate(FIRST_RESULTS, [query, 5])}
-            # a message only other releases gave is on the versions page, whose matrix cells
-            # the search does not index: the errors page, which names and links it, is its page
-            wanted = explaining - {"errors.html"} if explaining != {"versions.html"} else {"errors.html"}
-            if not found & wanted:
-                missed.append(f"{query}\n  first results {sorted(found)}, explained in {sorted(explaining)}")
+        queries = [pasted(kind, message), TRACEBACK + pasted(kind, message)]
+        wanted = {f.removesuffix(".html") for f in explaining}
+        wanted = {"errors"} if wanted == {"versions"} else (wanted - LISTING_PAGES or wanted)
+        for query, (first, why) in zip(queries, page.evaluate(FIRST_RESULT_EACH, queries)):
+            top = page.evaluate(FIRST_RESULTS, [query, 5])
+            # the first result shows the message, or the page of the situation its node names
+            if first in LISTING_PAGES - wanted or not (first in wanted or why):
+                missed.append(f"{query}\n  first results {top}, explained in {sorted(explaining)}")
     assert not missed, "\n".join(missed)
     kind, message, explaining = next(e for e in entries if "which is output" in e[1])
     query = pasted(kind, message)
@@ -596,6 +604,72 @@ def test_a_pasted_error_message_finds_the_page_that_explains_it(served_site, pag
         shown,
         expected,
     )
+    # the first result says why: the node the message names, and what that node means
+    reason = page.locator("#search-results ul.search > li").first.inner_text()
+    assert re.search(r"\(output \d+ of \w+: .{20,}\)", reason), reason
+
+
+# what a reader's terminal prints around a message, as pasted into the search box
+PASTE_AROUNDS = [
+    "{}",
+    TRACEBACK + "{}",
+    'File "/content/drive/MyDrive/gan/train.py", line 118, in train_step errD.backward() {}',
+    "{} During handling of the above exception, another exception occurred:",
+]
+TENSOR_TYPES = ["torch.FloatTensor", "torch.cuda.FloatTensor", "torch.cuda.HalfTensor"]
+NODE_STYLES = ["{}", "{}Backward0", "{}Backward"]  # torch 2.13; 2.0-2.12; 1.x
+
+
+def pasted_set():
+    """[(query, {docname, ...})] from tests/pasted_errors.csv: each message written as a
+    reader pastes it, with its tensor's type, its node's name (as torch 2.13, 2.0-2.12 and
+    1.x print it: ``{Relu}``) and what the terminal printed around it varied."""
+    import csv
+
+    rows = list(csv.reader((ROOT / "tests" / "pasted_errors.csv").open(encoding="utf-8")))[1:]
+    out = []
+    for number, (message, explained) in enumerate(rows):
+        nodes = re.findall(r"\{([A-Z]\w*)\}", message)
+        for style_number, style in enumerate(NODE_STYLES if nodes else NODE_STYLES[:1]):
+            for tensor in TENSOR_TYPES if "{tensor}" in message else TENSOR_TYPES[:1]:
+                text = message.replace("{tensor}", tensor)
+                for node in nodes:
+                    text = text.replace("{" + node + "}", style.format(node))
+                around = PASTE_AROUNDS[(number + style_number) % len(PASTE_AROUNDS)]
+                out += [(text, set(explained.split())), (around.format(text), set(explained.split()))]
+    return out
+
+
+def test_the_pasted_set_varies_what_a_paste_varies():
+    queries = [q for q, _ in pasted_set()]
+    assert len(queries) >= 300
+    for part in [
+        "torch.cuda.HalfTensor",
+        "ReluBackward0,",
+        "ReluBackward,",
+        "of Relu,",
+        "TBackward,",
+        "Traceback",
+    ]:
+        assert any(part in q for q in queries), part
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_pasted_message_lands_first_on_its_page(served_site, page, lang):
+    """Each message of tests/pasted_errors.csv, in each of its pasted forms (tensor types,
+    node names of three torch generations, traceback lines around it), finds first a page
+    that explains it: never the claims page or the errors page, which list messages."""
+    base, html = served_site
+    page.goto(f"{base}{lang}/search.html")
+    page.wait_for_function("Search.hasIndex()")
+    cases = pasted_set()
+    firsts = page.evaluate(FIRST_RESULT_EACH, [query for query, _ in cases])
+    missed = [
+        f"{query[:220]}\n  first: {first} ({why}); explained on {sorted(wanted)}"
+        for (query, wanted), (first, why) in zip(cases, firsts)
+        if first not in wanted
+    ]
+    assert not missed, f"{len(missed)} of {len(cases)}:\n" + "\n".join(missed)
 
 
 def test_a_pasted_message_finds_nothing_by_every_word_alone(served_site, page):

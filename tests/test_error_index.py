@@ -207,8 +207,9 @@ def test_a_message_cut_short_joins_the_one_whole_message_it_starts():
 
 
 def test_the_search_data_lists_each_word_and_page_once_and_sends_the_versions_page_to_this_one():
-    """error-index.js for the search page: an entry's pages and its wordings' words, each given
-    by its place in the lists; a message only other releases gave points to the errors page."""
+    """error-index.js for the search page: an entry's pages (the claims page only where no
+    other page shows the message) and its wordings' words, each given by its place in the
+    lists; a message only other releases gave points to the errors page."""
     from autograd_recipes.evidence.matrix_html import VERSIONS_DOC
     from autograd_recipes.pages.error_index import ERRORS_DOC, search_data
 
@@ -223,6 +224,12 @@ def test_the_search_data_lists_each_word_and_page_once_and_sends_the_versions_pa
             },
         },
         {
+            "kind": "RuntimeError",
+            "message": "only a claim shows this",
+            "places": [("claims", [], "")],
+            "wordings": {},
+        },
+        {
             "kind": "AttributeError",
             "message": "no attribute 'x'",
             "places": [(VERSIONS_DOC, [], "")],
@@ -230,10 +237,11 @@ def test_the_search_data_lists_each_word_and_page_once_and_sends_the_versions_pa
         },
     ]
     data = search_data(listed)
-    assert data["pages"] == ["claims", "recipes/plot_02", ERRORS_DOC]
+    assert data["pages"] == ["recipes/plot_02", "claims", ERRORS_DOC]
     assert len(data["words"]) == len(set(data["words"])) and "0" not in data["words"]
-    (pages, wordings), (other_pages, _) = data["entries"]
-    assert [data["pages"][i] for i in pages] == ["claims", "recipes/plot_02"]
+    (pages, wordings, family), (claim_pages, _, _), (other_pages, _, _) = data["entries"]
+    assert [data["pages"][i] for i in pages] == ["recipes/plot_02"] and family is None
+    assert [data["pages"][i] for i in claim_pages] == ["claims"]
     assert [data["pages"][i] for i in other_pages] == [ERRORS_DOC]
     assert [[data["words"][i] for i in w] for w in wordings] == [
         ["runtimeerror", "output", "of", "add", "is", "at", "version"],
@@ -254,16 +262,25 @@ def test_the_search_page_loads_the_entries_where_there_is_an_errors_page(built_s
 
 def entry_blocks(page):
     """[(codes, hrefs)] of the errors page's entries, from its HTML: the texts of the entry's
-    <code> elements (its message, then its wordings) and the links it gives."""
-    start = page.index('<ul class="error-index')
-    items = re.split(r'(?=<li><p><code class="error-message)', page[start : page.index("</section>", start)])
-    return [
-        (
-            [text(c) for c in re.findall(r'<code class="error-message[^"]*">(.*?)</code>', item, re.S)],
-            re.findall(r'href="([^"]+)"', item),
+    <code> elements (its message, then its wordings) and the links it gives, every family's
+    folded list in turn; and each family's message block, with the links its family gives."""
+    blocks = []
+    for family in page.split('<div class="error-family">')[1:]:
+        family = family.split("</details>")[0]
+        start = family.index('<ul class="error-index')
+        items = re.split(r'(?=<li><p><code class="error-message)', family[start:])
+        blocks += [
+            (
+                [text(c) for c in re.findall(r'<code class="error-message[^"]*">(.*?)</code>', item, re.S)],
+                re.findall(r'href="([^"]+)"', item),
+            )
+            for item in items[1:]
+        ]
+        top = re.search(
+            r'<div class="error-message-block[^"]*"><div class="highlight"><pre>(.*?)</pre>', family, re.S
         )
-        for item in items[1:]
-    ]
+        blocks.append(([text(top.group(1)).strip()], re.findall(r'href="([^"]+)"', family)))
+    return blocks
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

@@ -1,6 +1,7 @@
-"""``.. error-index::``: every error and warning message the site's code and claims print,
-with the pages and sections that show it, and its wording on the torch releases where it
-differs.
+"""The errors page's messages: every error and warning message the site's code and claims
+print, with the pages and sections that show it, and its wording on the torch releases
+where it differs, each under its family (error_families: the page's ``.. error-family::``
+sections, their prose the page's own).
 
 Nothing on the list is typed by hand. When the page is written, the doctrees of the
 recipes, the notebooks and the claims page are read for their run's output
@@ -32,9 +33,10 @@ evidence of the run that printed it.
 
 The page is written again whenever a recipe, a notebook or the claims page changed (its
 sightings may have) and when the matrix data changes. When it is written, the same entries
-go to ``_static/error-index.js`` (each entry's wordings and the pages that show it), which
-the search page loads: ranked-search.js puts first the pages of the entry a pasted message
-is a copy of, whatever its shapes and node names.
+go to ``_static/error-index.js`` (each entry's wordings and the pages that show it, each
+family's situations), which the search page loads: ranked-search.js puts first the pages
+that explain the entry a pasted message is a copy of, whatever its shapes, node names and
+traceback, ordered by the situation its node names.
 """
 
 import html
@@ -44,12 +46,12 @@ from pathlib import Path
 
 from docutils import nodes
 from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/sphinx.po
-from sphinx.util.docutils import SphinxDirective
 
 from autograd_recipes import upstream
 from autograd_recipes.evidence import matrix_html, torch_matrix
 from autograd_recipes.evidence.claims import CLAIMS_DOC
 from autograd_recipes.evidence.matrix_html import VERSIONS_DOC, evidence_id
+from autograd_recipes.pages import error_families
 from autograd_recipes.pages.page_summary import shorten
 from autograd_recipes.project import PROJECT
 
@@ -72,17 +74,6 @@ def message_key(kind, message):
     text = _NODE.sub(lambda m: m.group(1), text)  # before the numbers: ReluBackward0
     text = _NUMBER.sub("N", text)
     return kind, " ".join(text.split())
-
-
-class error_index(nodes.General, nodes.Element):
-    """Where the list goes; filled in when the page is written."""
-
-
-class ErrorIndex(SphinxDirective):
-    def run(self):
-        for path in sorted(Path(self.config.torch_matrix_dir).glob("*.json")):
-            self.env.note_dependency(str(path))
-        return [error_index()]
 
 
 def sightings(env, doctree_of):
@@ -305,12 +296,10 @@ def _code(message):
 
 
 def _fill(app, doctree, docname):
-    placeholders = list(doctree.findall(error_index))
-    if not placeholders:
+    families = list(doctree.findall(error_families.error_family))
+    if not families:
         return
     if app.builder.format != "html":  # e.g. gettext: the messages are no text to translate
-        for placeholder in placeholders:
-            placeholder.parent.remove(placeholder)
         return
     env = app.env
     state = torch_matrix._state(app)  # what the versions page is made from, in this language
@@ -325,46 +314,122 @@ def _fill(app, doctree, docname):
     wordings = claim_wordings(state.records, wordings, shown)
     elsewhere = (VERSIONS_DOC, "") if VERSIONS_DOC in env.found_docs else None
     listed = entries(sightings(env, env.get_doctree), wordings, elsewhere)
-    write_search_data(Path(app.outdir) / "_static" / ERROR_INDEX_SCRIPT, listed)
-    for placeholder in placeholders:
-        items = nodes.bullet_list(classes=["error-index"])
-        for entry in listed:
-            item = nodes.list_item()
-            item += nodes.paragraph("", "", _code(f"{entry['kind']}: {entry['message']}"))
-            where = nodes.paragraph("", _("Explained in:") + " ")
-            for number, (doc, ids, title) in enumerate(entry["places"]):
-                uri = app.builder.get_relative_uri(docname, doc) + (f"#{ids[0]}" if ids else "")
+    members = error_families.assign(families, listed)
+    grouped = []
+    for family in families:
+        situations = error_families.situations(family, members[id(family)])
+        grouped.append((members[id(family)], situations))
+        _fill_family(app, docname, family, members[id(family)], situations, state, shown, elsewhere)
+    write_search_data(Path(app.outdir) / "_static" / ERROR_INDEX_SCRIPT, listed, grouped)
+
+
+def _uri(app, docname, doc, ids):
+    return app.builder.get_relative_uri(docname, doc) + (f"#{ids[0]}" if ids else "")
+
+
+def _page_links(app, docname, places, label=None):
+    """Inline nodes: a link to each page of ``places`` once (its first place's anchor), the
+    explaining pages before the claims page and the versions page."""
+    first = {}
+    for doc, ids, title in places:
+        first.setdefault(doc, (ids, title))
+    docs = sorted(first, key=lambda d: d in (CLAIMS_DOC, VERSIONS_DOC, ERRORS_DOC))
+    out = []
+    for number, doc in enumerate(docs):
+        ids, title = first[doc]
+        if number:
+            out.append(nodes.Text("; "))
+        text = label(doc, title) if label else app.env.titles[doc].astext()
+        out.append(nodes.reference("", text, internal=True, refuri=_uri(app, docname, doc, ids)))
+    return out
+
+
+def _fill_family(app, docname, family, members, situations, state, shown, elsewhere):
+    """A family as a reader uses it: its commonest message (a copy button's block), its
+    prose as written, each situation with its nodes and pages, the pages that explain it,
+    then every message of the family with its wordings, folded."""
+    env = app.env
+    if not members:
+        return
+    places = [p for e in members for p in e["places"]]
+    top = max(members, key=lambda e: len({d for d, _i, _t in e["places"] if d != CLAIMS_DOC}))
+    text = f"{top['kind']}: {top['message']}"
+    block = nodes.literal_block(text, text, language="text", classes=["error-message-block"])
+    family.insert(0, block)
+    for situation, docs in situations:
+        names = [error_families.NO_NODE] if situation["no_node"] else situation["nodes"]
+        lead = nodes.paragraph(classes=["error-nodes"])
+        if situation["no_node"]:
+            lead += nodes.Text(_("No node named (a leaf tensor):"))
+        else:
+            lead += nodes.Text(_("Node") + " ")
+            for number, name in enumerate(names):
                 if number:
-                    where += nodes.Text("; ")
-                label = env.titles[doc].astext() + (f" › {title}" if title else "")
-                where += nodes.reference("", label, internal=True, refuri=uri)
-            item += where
-            if entry["wordings"]:
-                item += nodes.paragraph("", _("Its wording on the torch releases the matrix ran:"))
-                wordings = nodes.bullet_list()
-                for message, releases in sorted(
-                    entry["wordings"].items(), key=lambda mr: _release_order(mr[1][0])
-                ):
-                    source, release = entry["printed_by"][message]
-                    run = nodes.Text(_source_label(env, source, state.sentences))
-                    if elsewhere is not None and shown(*source):  # its evidence there shows the text
-                        uri = app.builder.get_relative_uri(docname, VERSIONS_DOC) + "#" + evidence_id(*source)
-                        run = nodes.reference("", run.astext(), internal=True, refuri=uri)
-                    wordings += nodes.list_item(
-                        "",
-                        nodes.paragraph(
-                            "",
-                            "",
-                            nodes.Text(f"{', '.join(releases)}: "),
-                            _code(f"{entry['kind']}: {message}"),
-                            nodes.Text(" ("),  # the run that printed this text, on the versions page
-                            run,
-                            nodes.Text(f", torch {release})"),
-                        ),
-                    )
-                item += wordings
-            items += item
-        placeholder.replace_self(items)
+                    lead += nodes.Text(", ")
+                lead += nodes.literal(name, name)
+            lead += nodes.Text(":")
+        situation.insert(0, lead)
+        links = nodes.paragraph("", _("Explained in:") + " ", classes=["error-pages"])
+        first = {doc: (ids, title) for doc, ids, title in reversed(places)}
+        for number, doc in enumerate(d for d in _explaining_first(docs) if d in first):
+            if number:
+                links += nodes.Text("; ")
+            links += nodes.reference(
+                "", env.titles[doc].astext(), internal=True, refuri=_uri(app, docname, doc, first[doc][0])
+            )
+        situation += links
+    if not situations:
+        family += nodes.paragraph(
+            "", _("Explained in:") + " ", *_page_links(app, docname, places), classes=["error-pages"]
+        )
+    count = len(members)
+    summary = _("Its message as each page printed it, and its wordings on other releases ({count})").format(
+        count=count
+    )
+    family += nodes.raw(
+        "", f'<details class="error-wordings"><summary>{html.escape(summary)}</summary>', format="html"
+    )
+    items = nodes.bullet_list(classes=["error-index"])
+    for entry in members:
+        items += _entry_item(app, docname, entry, state, shown, elsewhere)
+    family += items
+    family += nodes.raw("", "</details>", format="html")
+
+
+def _entry_item(app, docname, entry, state, shown, elsewhere):
+    env = app.env
+    item = nodes.list_item()
+    item += nodes.paragraph("", "", _code(f"{entry['kind']}: {entry['message']}"))
+    where = nodes.paragraph("", _("Explained in:") + " ")
+    for number, (doc, ids, title) in enumerate(entry["places"]):
+        if number:
+            where += nodes.Text("; ")
+        label = env.titles[doc].astext() + (f" › {title}" if title else "")
+        where += nodes.reference("", label, internal=True, refuri=_uri(app, docname, doc, ids))
+    item += where
+    if entry["wordings"]:
+        item += nodes.paragraph("", _("Its wording on the torch releases the matrix ran:"))
+        wordings = nodes.bullet_list()
+        for message, releases in sorted(entry["wordings"].items(), key=lambda mr: _release_order(mr[1][0])):
+            source, release = entry["printed_by"][message]
+            run = nodes.Text(_source_label(env, source, state.sentences))
+            if elsewhere is not None and shown(*source):  # its evidence there shows the text
+                uri = app.builder.get_relative_uri(docname, VERSIONS_DOC) + "#" + evidence_id(*source)
+                run = nodes.reference("", run.astext(), internal=True, refuri=uri)
+            wordings += nodes.list_item(
+                "",
+                nodes.paragraph(
+                    "",
+                    "",
+                    nodes.Text(f"{', '.join(releases)}: "),
+                    _code(f"{entry['kind']}: {message}"),
+                    nodes.Text(" ("),  # the run that printed this text, on the versions page
+                    run,
+                    nodes.Text(f", torch {release})"),
+                ),
+            )
+        item += wordings
+    return item
 
 
 def _source_label(env, source, sentences):
@@ -386,32 +451,94 @@ def _source_label(env, source, sentences):
 
 
 _WORDS = re.compile(r"\w+")
+_SHAPE = re.compile(r"\[torch\.[\w.]+ \[([\d, ]*)\]\]")
+# the pages that list messages rather than explain them: a pasted message lands on one of
+# these only where no recipe or notebook shows it
+LISTING_DOCS = (CLAIMS_DOC, ERRORS_DOC)
 
 
-def search_data(listed):
+def rank_of(message):
+    """The number of dimensions of the tensor a version error names, or None."""
+    found = _SHAPE.search(message)
+    return None if found is None else len([d for d in found.group(1).split(",") if d.strip()])
+
+
+def _explaining_first(docs):
+    """``docs`` without the listing pages where another page is among them."""
+    explaining = [d for d in docs if d not in LISTING_DOCS]
+    return explaining or list(docs)
+
+
+def search_data(listed, grouped=()):
     """What the search page reads of the entries: {"words": [...], "pages": [...],
-    "entries": [[[page, ...], [[word, ...], ...]], ...]}, words and pages given by their
-    place in the two lists (a message's words once each, lowercased, numbers left out: the
-    search stems them as it stems a query). Each entry: the pages that show its message (for
-    a message only other releases gave, placed on the versions page, whose matrix the search
-    does not index: this page, which lists it), then its wordings."""
-    words, pages, entries = {}, {}, []
+    "entries": [...], "families": [...]}, words and pages given by their place in the two
+    lists (a message's words once each, lowercased, numbers left out: the search stems them
+    as it stems a query). Each entry: [its pages, its wordings, its family's place]; its
+    pages are those that show its message, the claims page and this page only where no
+    other page does (a message only other releases gave is placed on the versions page,
+    whose matrix the search does not index: this page, which lists it, stands for it).
+    Each family (``grouped``: [(its entries, error_families.situations)]): {"situations":
+    [[nodes, pages, why]], "ranks": {page: [rank, ...]}, "shown": {node: [page, ...]}},
+    ``nodes`` lowercased (``null`` for the situation of messages that name none), ``why``
+    its sentence as the page says it; ``ranks``: the dimensions of the tensors the family's
+    messages on each page name; ``shown``: the pages whose run printed each node."""
+    words, pages, out, families = {}, {}, [], []
+    family_of = {}
+    for number, (members, situations) in enumerate(grouped):
+        for entry in members:
+            family_of[id(entry)] = number
+        ranks, shown = {}, {}
+        for entry in members:
+            rank = rank_of(entry["message"])
+            node = error_families.node_of(entry["message"])
+            for doc, _ids, _title in entry["places"]:
+                if doc in LISTING_DOCS:
+                    continue
+                page = pages.setdefault(doc, len(pages))
+                if rank is not None:
+                    ranks.setdefault(page, []).append(rank)
+                if node is not None and page not in shown.setdefault(node.lower(), []):
+                    shown[node.lower()].append(page)
+        families.append(
+            {
+                "situations": [
+                    [
+                        None if situation["no_node"] else [n.lower() for n in situation["nodes"]],
+                        [pages.setdefault(d, len(pages)) for d in _explaining_first(docs)],
+                        situation_sentence(situation),
+                    ]
+                    for situation, docs in situations
+                ],
+                "ranks": {str(k): sorted(set(v)) for k, v in ranks.items()},
+                "shown": shown,
+            }
+        )
     for entry in listed:
         messages = [entry["message"], *(m for m in entry["wordings"] if m != entry["message"])]
-        shown_on = sorted(
-            {ERRORS_DOC if doc == VERSIONS_DOC else doc for doc, _ids, _title in entry["places"]}
+        shown_on = list(
+            dict.fromkeys(ERRORS_DOC if doc == VERSIONS_DOC else doc for doc, _ids, _title in entry["places"])
         )
         wordings = []
         for message in messages:
             found = dict.fromkeys(w.lower() for w in _WORDS.findall(f"{entry['kind']}: {message}"))
             wordings.append([words.setdefault(w, len(words)) for w in found if not w.isdigit()])
-        entries.append([[pages.setdefault(doc, len(pages)) for doc in shown_on], wordings])
-    return {"words": list(words), "pages": list(pages), "entries": entries}
+        shown_on = [pages.setdefault(doc, len(pages)) for doc in _explaining_first(shown_on)]
+        out.append([shown_on, wordings, family_of.get(id(entry))])
+    return {"words": list(words), "pages": list(pages), "entries": out, "families": families}
 
 
-def write_search_data(path, listed):
+def situation_sentence(situation):
+    """A situation's sentence as the reader reads it, without what the build adds to it."""
+    return " ".join(
+        " ".join(p.astext().split())
+        for p in situation.findall(nodes.paragraph)
+        if not {"error-nodes", "error-pages"} & set(p.get("classes", []))
+    )
+
+
+def write_search_data(path, listed, grouped=()):
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(search_data(listed), ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(search_data(listed, grouped), ensure_ascii=False, separators=(",", ":"))
     path.write_text(f"var ERROR_INDEX = {text};\n", encoding="utf-8")
 
 
@@ -438,8 +565,6 @@ def _search_page(app, pagename, templatename, context, doctree):
 
 def setup(app):
     app.connect("html-page-context", _search_page)
-    app.add_node(error_index)
-    app.add_directive("error-index", ErrorIndex)
     app.connect("env-get-outdated", _when_watched_pages_change)
     app.connect("doctree-resolved", _fill)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
