@@ -192,8 +192,8 @@ assert abs(total_float - total_no_graph.item()) < 1e-3
 # Another message: ``numpy()`` on a tensor that requires grad
 # -----------------------------------------------------------
 # Keeping the outputs as numpy arrays, for a metric or a plot, fails at the
-# first batch: ``numpy()``, and ``np.asarray``, which calls it, refuse any
-# tensor that requires grad, such as a model's output with grad mode on.
+# first batch: while grad mode is on, ``numpy()``, and ``np.asarray``, which
+# calls it, refuse a tensor that requires grad, such as a model's output.
 
 # sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "Can't call numpy() on Tensor that requires grad"):

@@ -467,6 +467,47 @@ def test_the_matrix_links_are_targets_apart(served_site, chromium, lang):
         assert b1 <= t2 or r1 <= l2, f"the evidence link overlaps the row's name: {links}"
 
 
+ERRORS_PAGE_SCREENS = 12  # on a 390 x 844 phone; 22 before it was grouped by family
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_errors_page_reads_on_a_phone(served_site, chromium, lang):
+    """At 390 px: nothing scrolls sideways (the messages wrap), the page is a few screens
+    with every printed message folded, the jump list and the first group's message are on
+    the first two screens, each jump lands on its group, and a tap on a group's copy button
+    copies its message."""
+    base, html = served_site
+    context = chromium.new_context(
+        viewport=PHONE, has_touch=True, is_mobile=True, permissions=["clipboard-read", "clipboard-write"]
+    )
+    page = context.new_page()
+    page.goto(f"{base}{lang}/errors.html")
+    sizes = page.evaluate(
+        """() => ({width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight,
+          wide: [...document.querySelectorAll('.error-family pre')].filter((p) => p.scrollWidth > p.clientWidth + 1).length,
+          jump: document.querySelector('nav.error-jump').getBoundingClientRect().top + scrollY,
+          first: document.querySelector('.error-message-block').getBoundingClientRect().top + scrollY,
+          open: document.querySelectorAll('details.error-wordings[open]').length,
+          folded: document.querySelectorAll('details.error-wordings').length})"""
+    )
+    assert sizes["width"] <= PHONE["width"] and sizes["wide"] == 0, sizes
+    assert sizes["height"] <= ERRORS_PAGE_SCREENS * PHONE["height"], sizes
+    assert sizes["jump"] < PHONE["height"] and sizes["first"] < 2 * PHONE["height"], sizes
+    assert sizes["open"] == 0 and sizes["folded"] >= 10, sizes
+    links = page.locator("nav.error-jump a")
+    for number in range(links.count()):
+        target = links.nth(number).get_attribute("href").lstrip("#")
+        links.nth(number).click()
+        top = page.evaluate(f"document.getElementById({json.dumps(target)}).getBoundingClientRect().top")
+        assert -2 <= top < PHONE["height"] / 2, (target, top)
+    page.evaluate("scrollTo(0, 0)")
+    block = page.locator(".error-message-block").first
+    block.locator("button.copybtn").tap()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.strip() == block.locator("pre").inner_text().strip() and ": " in copied
+    context.close()
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_timing_charts_text_is_readable_on_a_phone(served_site, chromium, lang):
     """At 390 px every text of the guide's chart is drawn at least 11 CSS px tall (its font size

@@ -171,8 +171,9 @@ assert torch.equal(seen_here[0], hidden.grad)
 # gradient at that node's inputs: here the ``ReLU``'s input, the ``Linear``
 # layer's output, not the module's input. The forward pass warns that the hook
 # will miss some of ``grad_input``: it does so for this ``Linear`` followed by
-# a ``ReLU``, and even for a lone ``Linear``, whose forward records the
-# weight's transpose as a node of its own. Here ``warnings.catch_warnings``
+# a ``ReLU``, and even for a lone ``Linear`` or ``Conv2d``, since torch warns
+# whenever the inputs of the node that made the output are not exactly the
+# module's inputs, and a weight is one of them. Here ``warnings.catch_warnings``
 # catches the warning, and the code prints it.
 import warnings
 

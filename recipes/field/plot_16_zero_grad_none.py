@@ -119,7 +119,8 @@ assert torch.allclose(grad_after, want) and torch.allclose(model.weight.grad, wa
 # Another ``None``: the gradient of a tensor that is not a leaf
 # -------------------------------------------------------------
 # Unless asked to (see the fix), a backward pass fills ``.grad`` of leaf
-# tensors only: parameters, and tensors created with ``requires_grad=True``.
+# tensors that require grad only: parameters (unless frozen), and tensors
+# created with ``requires_grad=True``.
 # A tensor computed from them, such as a layer's output ``h = model(x)``,
 # keeps ``None``, and reading its ``.grad`` warns, before the backward pass or
 # after it. Here ``warnings.catch_warnings`` catches the warning, and the code

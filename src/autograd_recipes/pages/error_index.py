@@ -351,8 +351,10 @@ def _fill_family(app, docname, family, members, situations, state, shown, elsewh
     env = app.env
     if not members:
         return
-    places = [p for e in members for p in e["places"]]
-    top = max(members, key=lambda e: len({d for d, _i, _t in e["places"] if d != CLAIMS_DOC}))
+    # the places of the messages most pages show first: a page's link goes to its commonest one
+    by_reach = sorted(members, key=lambda e: -len({d for d, _i, _t in e["places"] if d != CLAIMS_DOC}))
+    places = [p for e in by_reach for p in e["places"]]
+    top = by_reach[0]
     text = f"{top['kind']}: {top['message']}"
     block = nodes.literal_block(text, text, language="text", classes=["error-message-block"])
     family.insert(0, block)
@@ -360,7 +362,7 @@ def _fill_family(app, docname, family, members, situations, state, shown, elsewh
         names = [error_families.NO_NODE] if situation["no_node"] else situation["nodes"]
         lead = nodes.paragraph(classes=["error-nodes"])
         if situation["no_node"]:
-            lead += nodes.Text(_("No node named (a leaf tensor):"))
+            lead += nodes.Text(_("No node named:"))
         else:
             lead += nodes.Text(_("Node") + " ")
             for number, name in enumerate(names):
@@ -370,7 +372,15 @@ def _fill_family(app, docname, family, members, situations, state, shown, elsewh
             lead += nodes.Text(":")
         situation.insert(0, lead)
         links = nodes.paragraph("", _("Explained in:") + " ", classes=["error-pages"])
-        first = {doc: (ids, title) for doc, ids, title in reversed(places)}
+        # each page's link goes to where it shows one of the situation's nodes, if it does
+        own = [
+            p
+            for e in by_reach
+            if (error_families.node_of(e["message"]) or "").lower()
+            in ([""] if situation["no_node"] else [n.lower() for n in situation["nodes"]])
+            for p in e["places"]
+        ]
+        first = {doc: (ids, title) for doc, ids, title in reversed(own + places)}
         for number, doc in enumerate(d for d in _explaining_first(docs) if d in first):
             if number:
                 links += nodes.Text("; ")
