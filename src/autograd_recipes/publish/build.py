@@ -23,20 +23,18 @@ in a checkout at a time (a lock in ``build/``).
 import argparse
 import datetime
 import fcntl
-import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import time
 import traceback
 from pathlib import Path
-from urllib.parse import urlsplit
-from xml.sax.saxutils import escape
 
 from autograd_recipes.execution import breadcrumb
 from autograd_recipes.project import PACKAGE, PROJECT, ROOT
+from autograd_recipes.publish.site_checks import missing_pages, off_site_problems, path_problems
+from autograd_recipes.publish.site_root import write_site_root
 
 FALLBACK_EPOCH = "1795996800"  # 2026-11-30, used outside a git checkout
 BUILD_TIMEOUT = 1800  # seconds for one language, a last resort behind every finer limit
@@ -44,7 +42,6 @@ BUILD_TIMEOUT = 1800  # seconds for one language, a last resort behind every fin
 
 LANGUAGES = PROJECT.languages  # the source first
 LOCK = None  # build/.lock, held by this process and its children (acquire_lock)
-TEXT_SUFFIXES = {".html", ".txt", ".js", ".json", ".xml", ".ipynb", ".py", ".css", ".svg"}
 
 
 def source_date_epoch():
@@ -159,10 +156,9 @@ class ChildBuild:
             if isinstance(code, int) and code < 0
             else (code if isinstance(code, str) else f"exit {code}")
         )
-        print(
-            f"autograd_recipes.publish.build: the {self.lang} build ended before it finished ({how}){running}; "
-            "nothing it wrote can be published",
-            file=sys.stderr,
+        say(
+            f"the {self.lang} build ended before it finished ({how}){running}; "
+            "nothing it wrote can be published"
         )
         return 1
 
@@ -207,9 +203,7 @@ def child(builder, lang, outdir, done, parent, hold, extra):
         code = 1
     else:
         if code and _while_running():  # Sphinx stopped mid-run (e.g. a notebook's kernel died)
-            print(
-                f"autograd_recipes.publish.build: the {lang} build stopped{_while_running()}", file=sys.stderr
-            )
+            say(f"the {lang} build stopped{_while_running()}")
     Path(done).write_text(str(code), encoding="utf-8")
     sys.stdout.flush()
     sys.stderr.flush()
@@ -242,11 +236,10 @@ def build_html(languages=LANGUAGES, extra=(), timeout=BUILD_TIMEOUT):
     code = build_languages(languages, extra, timeout)
     written = checkout_writes.changes(before, checkout_writes.checkout())
     if written:
-        print(
-            f"autograd_recipes.publish.build: the build changed the checkout: {'; '.join(written)}. "
+        say(
+            f"the build changed the checkout: {'; '.join(written)}. "
             "Code that a page runs must write under a temporary folder (tempfile.mkdtemp()), "
-            "not beside its source; remove or restore these files (git status shows them).",
-            file=sys.stderr,
+            "not beside its source; remove or restore these files (git status shows them)."
         )
         return code or 1
     return code
@@ -259,13 +252,9 @@ def build_languages(languages, extra, timeout):
     # translation with other code, targets, numbers or markup would change it: refuse, before any work
     for lang in languages:
         problems = [] if lang == PROJECT.source_language else catalog_problems(PROJECT.catalogs(lang))
-        for problem in problems:
-            print(f"autograd_recipes.publish.build: {problem}", file=sys.stderr)
+        report(problems)
         if problems:
-            print(
-                f"autograd_recipes.publish.build: the {lang} catalogs have the problems above; not building",
-                file=sys.stderr,
-            )
+            say(f"the {lang} catalogs have the problems above; not building")
             return 1
     html = ROOT / "build" / "html"
     remove_unbuilt(html, languages)
@@ -285,20 +274,17 @@ def build_languages(languages, extra, timeout):
                 return code
         code = building.wait()
         remove_executed_notebooks(html)
-        print(
-            f"autograd_recipes.publish.build: {lang} built in {time.perf_counter() - start:.1f} s",
-            file=sys.stderr,
-        )
+        say(f"{lang} built in {time.perf_counter() - start:.1f} s")
         loads = off_site_problems(html, lang)
         if code:
             _end(children)
-            print(f"autograd_recipes.publish.build: the {lang} build failed (exit {code})", file=sys.stderr)
+            say(f"the {lang} build failed (exit {code})")
             report(path_problems(html) + loads)
             return code
         if loads:
             _end(children)
             report(loads)
-            print(f"autograd_recipes.publish.build: the {lang} pages are not fit to publish", file=sys.stderr)
+            say(f"the {lang} pages are not fit to publish")
             return 1
         unarchived = lang
     code = write_archive(html, unarchived)
@@ -308,16 +294,15 @@ def build_languages(languages, extra, timeout):
     problems = missing_pages(html, languages) + path_problems(html)
     if problems:
         report(problems)
-        print("autograd_recipes.publish.build: the site is not fit to publish", file=sys.stderr)
+        say("the site is not fit to publish")
         return 1
     unbuilt = [lang for lang in LANGUAGES if lang not in languages]
     if unbuilt:
-        print(
-            f"autograd_recipes.publish.build: built {', '.join(languages)} only, not {', '.join(unbuilt)}: "
+        say(
+            f"built {', '.join(languages)} only, not {', '.join(unbuilt)}: "
             f"the site's root, sitemap and 404 page list {', '.join(languages)}, but each page's "
             f"language switch and hreflang links still point to the {', '.join(unbuilt)} pages, which "
-            "this build did not make. Build every language (no --lang) before publishing.",
-            file=sys.stderr,
+            "this build did not make. Build every language (no --lang) before publishing."
         )
     return 0
 
@@ -341,11 +326,7 @@ def remove_unbuilt(html, languages):
         for path in (html / lang, archive):
             if path.exists():
                 shutil.rmtree(path) if path.is_dir() else path.unlink()
-                print(
-                    f"autograd_recipes.publish.build: removed {path}: an earlier build made it, and this "
-                    f"one does not build {lang}",
-                    file=sys.stderr,
-                )
+                say(f"removed {path}: an earlier build made it, and this one does not build {lang}")
 
 
 def write_archive(html, lang):
@@ -358,12 +339,9 @@ def write_archive(html, lang):
             html, lang, config["project"], config["site_url"], source_date_epoch()
         )
     except ValueError as error:
-        print(f"autograd_recipes.publish.build: {error}", file=sys.stderr)
+        say(error)
         return 1
-    print(
-        f"autograd_recipes.publish.build: {lang} offline copy {path.name}: {path.stat().st_size} bytes, shown as {size}",
-        file=sys.stderr,
-    )
+    say(f"{lang} offline copy {path.name}: {path.stat().st_size} bytes, shown as {size}")
     return 0
 
 
@@ -383,106 +361,14 @@ def remove_executed_notebooks(html):
         folder.rmdir()
 
 
+def say(message):
+    """A line of the build's own, on stderr, named as the build."""
+    print(f"autograd_recipes.publish.build: {message}", file=sys.stderr)
+
+
 def report(problems):
     for problem in problems:
-        print(f"autograd_recipes.publish.build: {problem}", file=sys.stderr)
-
-
-def expected_pages():
-    """Every page the sources make: one per document (as the catalogs count them), plus
-    the pages Sphinx adds."""
-    from autograd_recipes.i18n.check_catalogs import document_names
-
-    return sorted(document_names(ROOT) | {"search", "genindex"})
-
-
-def missing_pages(html, languages):
-    """A page of a built language that is missing or empty, or a missing root file."""
-    problems = [
-        f"{html / name}: missing"
-        for name in ("index.html", "404.html", "sitemap.xml")
-        if not (html / name).is_file()
-    ]
-    from autograd_recipes.publish import offline_copy
-
-    for lang in languages:
-        archive = html / offline_copy.archive_name(PROJECT.config["project"], lang)
-        if not archive.is_file():
-            problems.append(f"{archive}: missing (the offline copy of the {lang} pages)")
-    if (html / "jupyter_execute").exists():
-        problems.append(
-            f"{html / 'jupyter_execute'}: files myst-nb wrote for pages (draw figures as inline SVG) "
-            "would be published"
-        )
-    for lang in languages:
-        for page in expected_pages():
-            path = html / lang / f"{page}.html"
-            if not path.is_file() or path.stat().st_size == 0:
-                problems.append(f"{path}: missing or empty, although its source exists")
-    return problems
-
-
-def off_site_problems(html, lang):
-    """Each thing a page of the language would load from another site (a recipe's or a
-    cell's HTML output, a template, a stylesheet), named with the source it came from."""
-    from autograd_recipes.publish import site_scan
-
-    tree = html / lang
-    problems = []
-    for path, what, url in site_scan.off_site_loads(tree, ROOT / "build" / f".site-scan-{lang}.json"):
-        source = page_source(path.relative_to(tree))
-        where = ""
-        if source is not None:
-            lines = source.read_text(encoding="utf-8", errors="replace").splitlines()
-            number = next((n for n, line in enumerate(lines, 1) if url in line), None)
-            where = f" (made from {source.relative_to(ROOT)}{f':{number}' if number else ''})"
-        problems.append(
-            f"{path.relative_to(ROOT)}: {what} loads {url} from another site{where}; "
-            "a page must load nothing from another site (the site works offline and "
-            "sends its readers nowhere else)"
-        )
-    return problems
-
-
-def page_source(page):
-    """The source file a page of a language tree is made from (a recipe, or a file of
-    docs/), or None (a stylesheet, a page Sphinx makes)."""
-    doc = page.with_suffix("").as_posix()
-    if doc.startswith(f"{PROJECT.gallery_dir}/"):
-        return next((r for r in PROJECT.recipes() if PROJECT.recipe_docname(r) == doc), None)
-    return next((p for p in sorted(PROJECT.docs.glob(f"{doc}.*")) if p.suffix in {".rst", ".md"}), None)
-
-
-# the file IPython compiles a notebook cell into, under the system's temporary folder and
-# named by the kernel's process id: a warning raised in a cell names it
-# (matched from its fixed part, then widened to the folder: a leading [^\s]* would take
-# time quadratic in a long line's length)
-KERNEL_CELL_FILE = re.compile(r"ipykernel_\d+/\d+\.py(?::\d+)?")
-PATH_START = re.compile(r"[^\s\"'<>=]*$")
-
-
-def path_problems(html):
-    """Published files that show this checkout's absolute path (a traceback, a printed cwd)
-    or a notebook kernel's temporary cell file (a warning's location, new on every run)."""
-    needles = {str(ROOT), str(ROOT.resolve())}
-    problems = []
-    for path in sorted(html.rglob("*")) if html.is_dir() else []:
-        if path.suffix not in TEXT_SUFFIXES or not path.is_file():
-            continue
-        for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
-            if any(needle in line for needle in needles):
-                problems.append(f"{path}:{number}: shows the build machine's path {ROOT}")
-                break
-            cell_file = KERNEL_CELL_FILE.search(line) if "ipykernel_" in line else None
-            if cell_file:
-                folder = PATH_START.search(line[max(0, cell_file.start() - 300) : cell_file.start()]).group()
-                problems.append(
-                    f"{path}:{number}: shows the notebook kernel's temporary file {folder}{cell_file.group()} (a "
-                    "warning raised in a cell names it; it changes with every run): show the warning "
-                    "with warnings.catch_warnings(record=True) and print its category and message"
-                )
-                break
-    return problems
+        say(problem)
 
 
 def acquire_lock():
@@ -495,11 +381,10 @@ def acquire_lock():
     except BlockingIOError:
         lock.seek(0)
         holder = lock.read().strip() or "another process"
-        print(
-            f"autograd_recipes.publish.build: another build is running in this checkout ({holder}); "
+        say(
+            f"another build is running in this checkout ({holder}); "
             f"wait for it to end. Two builds would overwrite each other's output. "
-            f"(The lock, {lock_path}, frees itself when that process ends.)",
-            file=sys.stderr,
+            f"(The lock, {lock_path}, frees itself when that process ends.)"
         )
         return None
     lock.seek(0)
@@ -508,84 +393,6 @@ def acquire_lock():
     lock.write(f"pid {os.getpid()}, started {started}")
     lock.flush()
     return lock
-
-
-# the 404 page, in every language at once (translated in each language's sphinx.po)
-NOT_FOUND_TITLE = "Page not found"
-NOT_FOUND_TEXT = "This page does not exist. Start again from the home page:"
-
-
-def _translated(lang, message):
-    import polib
-
-    po_path = ROOT / "locales" / lang / "LC_MESSAGES" / "sphinx.po"
-    entry = polib.pofile(str(po_path)).find(message) if po_path.is_file() else None
-    return entry.msgstr if entry and entry.msgstr else message
-
-
-def write_site_root(html, languages):
-    """The files above the language trees: index.html, 404.html and sitemap.xml, for the
-    languages built (every language of conf.py's ``site_languages`` unless ``--lang``)."""
-    config = PROJECT.config
-    site_url = config["site_url"].rstrip("/") + "/"
-    names, project = config["site_languages"], config["project"]
-    source = languages[0]  # where a reader goes whose languages the site lacks: the source, if built
-    root = ROOT / "docs" / "_root"
-    base = urlsplit(site_url).path  # a 404 page is served at any depth: its links start from here
-    fill = {"source": source, "project": escape(project)}
-    (html / "index.html").write_text(
-        (root / "index.html")
-        .read_text(encoding="utf-8")
-        .format(
-            **fill,
-            languages_js=json.dumps(list(languages)),
-            alternates="\n".join(
-                f'<link rel="alternate" hreflang="{lang}" href="{lang}/index.html">' for lang in languages
-            ),
-            links="\n".join(
-                f'  <li><a href="{lang}/index.html" hreflang="{lang}" lang="{lang}">{escape(names[lang])}</a></li>'
-                for lang in languages
-            ),
-        ),
-        encoding="utf-8",
-    )
-    sections, titles = [], []
-    for lang in languages:
-        title, text = _translated(lang, NOT_FOUND_TITLE), _translated(lang, NOT_FOUND_TEXT)
-        titles.append(title)
-        sections.append(
-            f'<section lang="{lang}"><h1>{escape(title)}</h1><p>{escape(text)}</p>'
-            f'<p><a href="{base}{lang}/index.html" hreflang="{lang}">{escape(project)} ({escape(names[lang])})</a></p>'
-            "</section>"
-        )
-    (html / "404.html").write_text(
-        (root / "404.html")
-        .read_text(encoding="utf-8")
-        .format(**fill, titles=escape(" · ".join(titles)), sections="\n".join(sections)),
-        encoding="utf-8",
-    )
-    tree = html / languages[0]
-    pages = sorted(
-        p.relative_to(tree).as_posix()
-        for p in tree.rglob("*.html")
-        if p.name not in {"genindex.html", "search.html"}
-        and not p.relative_to(tree).as_posix().startswith("_")
-    )
-    lines = [
-        '<?xml version="1.0" encoding="UTF-8"?>',
-        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">',
-    ]
-    for page in pages:
-        for lang in languages:
-            lines.append(f"  <url><loc>{escape(site_url + lang + '/' + page)}</loc>")
-            for alt in languages:
-                lines.append(
-                    f'    <xhtml:link rel="alternate" hreflang="{alt}" '
-                    f'href="{escape(site_url + alt + "/" + page)}"/>'
-                )
-            lines.append("  </url>")
-    lines.append("</urlset>")
-    (html / "sitemap.xml").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def build_gettext(extra=(), timeout=BUILD_TIMEOUT):
