@@ -9,7 +9,8 @@ import pytest
 from conftest import LANGUAGES
 from docutils import nodes
 
-from autograd_recipes.pages.error_families import assign, error_family, error_situation, node_of, situations
+from autograd_recipes.pages.error_families import assign, error_family, error_situation, situations
+from autograd_recipes.search.ranked import node_of
 
 
 @pytest.mark.parametrize(
@@ -45,9 +46,17 @@ def _entry(message, *docs, kind="RuntimeError"):
 VERSION = "one of the variables needed for gradient computation has been modified by an inplace operation: "
 
 
+def _where(location):
+    """A warning's location as "file:line": a node before Sphinx's logging formats it, a
+    string after (once a test in the process has set Sphinx's logging up)."""
+    return f"{location.source}:{location.line}" if isinstance(location, nodes.Node) else location
+
+
 def _warnings(caplog):
     return [
-        (r.getMessage(), getattr(r, "location", None)) for r in caplog.records if r.levelno >= logging.WARNING
+        (r.getMessage(), _where(getattr(r, "location", None)))
+        for r in caplog.records
+        if r.levelno >= logging.WARNING
     ]
 
 
@@ -82,7 +91,7 @@ def test_a_message_in_no_family_or_in_two_is_an_error_naming_the_page_line(
     warnings = [(m, loc) for m, loc in _warnings(caplog) if expected in m]
     assert len(warnings) == 1, _warnings(caplog)
     text, location = warnings[0]
-    assert message[:40] in text and location in families and location.line in (10, 30)
+    assert message[:40] in text and location.endswith(("docs/errors.rst:10", "docs/errors.rst:30"))
 
 
 def test_a_family_that_matches_no_message_is_an_error(caplog):
@@ -90,7 +99,7 @@ def test_a_family_that_matches_no_message_is_an_error(caplog):
     with caplog.at_level(logging.WARNING):
         assign([stale], [])
     ((text, location),) = _warnings(caplog)
-    assert "matches no message" in text and location is stale
+    assert "matches no message" in text and location.endswith("docs/errors.rst:42")
 
 
 def test_situations_take_the_pages_whose_run_printed_their_nodes_and_the_runs_overrule_the_prose(caplog):
@@ -122,7 +131,7 @@ def test_situations_take_the_pages_whose_run_printed_their_nodes_and_the_runs_ov
     # plot_04 shows no message of the family: the prose named a page the runs do not back
     ((text, location),) = _warnings(caplog)
     assert "recipes/plot_04" in text and "shows no message of this family" in text
-    assert location is listed[1][0] and location.line == 16
+    assert location.endswith("docs/errors.rst:16")  # the situation's line
 
 
 def test_a_node_a_page_shows_that_no_situation_lists_is_an_error(caplog):
@@ -136,7 +145,11 @@ def test_a_node_a_page_shows_that_no_situation_lists_is_an_error(caplog):
     with caplog.at_level(logging.WARNING):
         situations(family, members)
     ((text, location),) = _warnings(caplog)
-    assert "node cudnnbatchnorm" in text and "recipes/plot_99" in text and location is family
+    assert (
+        "node cudnnbatchnorm" in text
+        and "recipes/plot_99" in text
+        and location.endswith("docs/errors.rst:10")
+    )
 
 
 FAMILY_SECTION = re.compile(r'<section id="([^"]+)">\s*<h2>(.*?)</h2>(.*?)</section>', re.S)

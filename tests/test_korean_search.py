@@ -1,4 +1,4 @@
-"""The Korean search language (src/autograd_recipes/i18n/korean_search.py) and its JS twin."""
+"""The Korean search language (src/autograd_recipes/search/korean.py) and its JS twin."""
 
 import contextlib
 import io
@@ -10,7 +10,7 @@ import pytest
 from sphinx.cmd.build import build_main
 from sphinx.search import js_index
 
-from autograd_recipes.i18n import korean_search
+from autograd_recipes.search import korean as korean_search
 
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed: cannot run the JS stemmer")
@@ -224,7 +224,7 @@ PAGES = {
 def korean_site(tmp_path_factory):
     src = tmp_path_factory.mktemp("korean_site")
     (src / "conf.py").write_text(
-        'extensions = ["autograd_recipes.i18n.korean_search"]\nlanguage = "ko"\nproject = "검색 시험"\n',
+        'extensions = ["autograd_recipes.search.korean"]\nlanguage = "ko"\nproject = "검색 시험"\n',
         encoding="utf-8",
     )
     for name, text in PAGES.items():

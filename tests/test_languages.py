@@ -118,7 +118,7 @@ def search_index(project, lang):
     ],
 )
 def test_korean_search_finds_pages(built_site, query, expected):
-    from autograd_recipes.i18n.korean_search import SearchKorean
+    from autograd_recipes.search.korean import SearchKorean
 
     project, code, output = built_site
     index = search_index(project, "ko")

@@ -75,7 +75,7 @@ def gallery_cost_file(srcdir, docname):
 
 
 # --- Sphinx's searchtools.js ---------------------------------------------------------
-# theme/static/ranked-search.js and i18n/korean_stemmer.js extend Search.performTermsSearch
+# search/static/ranked-search.js and search/korean_stemmer.js extend Search.performTermsSearch
 # (searchTerms, excludedTerms) -> [[docname, title, anchor, descr, score, filename, kind]],
 # ranked-search.js also Search._parseQuery(query) -> [query, searchTerms, ...]; they read
 # Search._index's terms, titleterms, filenames, docnames and titles, Scorer.term and

@@ -16,7 +16,7 @@ tensor is a leaf: a parameter or an input). The pages a situation names come fir
 page whose run printed one of its nodes joins it. Each page a situation names must show
 a message of its family, and each node a page shows must be in a situation: the runs
 decide, the prose only explains. The search page reads the situations
-(error_index.search_data): a pasted message lands on the pages of its node's situation,
+(search/ranked.py): a pasted message lands on the pages of its node's situation,
 and the result says why.
 """
 
@@ -28,18 +28,11 @@ from docutils.parsers.rst import directives
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from autograd_recipes.search.ranked import node_of
+
 logger = logging.getLogger(__name__)
 
 NO_NODE = "(none)"  # :nodes: of a situation whose messages name no node
-# the node a message names: torch 2.13 prints "Relu", older releases "ReluBackward0" or
-# "ReluBackward"; a view error says "Output 0 of SplitBackward0 is a view"
-NODE = re.compile(r"\boutput \d+ of ([A-Za-z][A-Za-z0-9]*?)(?:Backward\d*)?\b", re.I)
-
-
-def node_of(message):
-    """The node a message names, without its ``Backward0``, or None."""
-    found = NODE.search(message)
-    return found.group(1) if found else None
 
 
 class error_family(nodes.General, nodes.Element):

@@ -40,9 +40,7 @@ traceback, ordered by the situation its node names.
 """
 
 import html
-import json
 import re
-from pathlib import Path
 
 from docutils import nodes
 from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/sphinx.po
@@ -54,9 +52,9 @@ from autograd_recipes.evidence.matrix_html import VERSIONS_DOC, evidence_id
 from autograd_recipes.pages import error_families
 from autograd_recipes.pages.page_summary import shorten
 from autograd_recipes.project import PROJECT
+from autograd_recipes.search import ranked
 
 ERRORS_DOC = "errors"
-ERROR_INDEX_SCRIPT = "error-index.js"  # in the output's _static/; the search page loads it
 # an exception or a warning shown in output: its class, then its message, to the end of the
 # line or to the " | " between the results of one claim's evidence
 SIGHTING = re.compile(r"(?:^|(?<=[\s(]))([A-Za-z_][\w.]*(?:Error|Warning|Exception)): (.+?)(?= \| |$)", re.M)
@@ -320,7 +318,7 @@ def _fill(app, doctree, docname):
         situations = error_families.situations(family, members[id(family)])
         grouped.append((members[id(family)], situations))
         _fill_family(app, docname, family, members[id(family)], situations, state, shown, elsewhere)
-    write_search_data(Path(app.outdir) / "_static" / ERROR_INDEX_SCRIPT, listed, grouped)
+    ranked.write_data(app.outdir, *_search_args(listed, grouped))
 
 
 def _uri(app, docname, doc, ids):
@@ -376,7 +374,7 @@ def _fill_family(app, docname, family, members, situations, state, shown, elsewh
         own = [
             p
             for e in by_reach
-            if (error_families.node_of(e["message"]) or "").lower()
+            if (ranked.node_of(e["message"]) or "").lower()
             in ([""] if situation["no_node"] else [n.lower() for n in situation["nodes"]])
             for p in e["places"]
         ]
@@ -460,81 +458,15 @@ def _source_label(env, source, sentences):
     return env.titles[doc].astext()
 
 
-_WORDS = re.compile(r"\w+")
-_SHAPE = re.compile(r"\[torch\.[\w.]+ \[([\d, ]*)\]\]")
 # the pages that list messages rather than explain them: a pasted message lands on one of
 # these only where no recipe or notebook shows it
 LISTING_DOCS = (CLAIMS_DOC, ERRORS_DOC)
-
-
-def rank_of(message):
-    """The number of dimensions of the tensor a version error names, or None."""
-    found = _SHAPE.search(message)
-    return None if found is None else len([d for d in found.group(1).split(",") if d.strip()])
 
 
 def _explaining_first(docs):
     """``docs`` without the listing pages where another page is among them."""
     explaining = [d for d in docs if d not in LISTING_DOCS]
     return explaining or list(docs)
-
-
-def search_data(listed, grouped=()):
-    """What the search page reads of the entries: {"words": [...], "pages": [...],
-    "entries": [...], "families": [...]}, words and pages given by their place in the two
-    lists (a message's words once each, lowercased, numbers left out: the search stems them
-    as it stems a query). Each entry: [its pages, its wordings, its family's place]; its
-    pages are those that show its message, the claims page and this page only where no
-    other page does (a message only other releases gave is placed on the versions page,
-    whose matrix the search does not index: this page, which lists it, stands for it).
-    Each family (``grouped``: [(its entries, error_families.situations)]): {"situations":
-    [[nodes, pages, why]], "ranks": {page: [rank, ...]}, "shown": {node: [page, ...]}},
-    ``nodes`` lowercased (``null`` for the situation of messages that name none), ``why``
-    its sentence as the page says it; ``ranks``: the dimensions of the tensors the family's
-    messages on each page name; ``shown``: the pages whose run printed each node."""
-    words, pages, out, families = {}, {}, [], []
-    family_of = {}
-    for number, (members, situations) in enumerate(grouped):
-        for entry in members:
-            family_of[id(entry)] = number
-        ranks, shown = {}, {}
-        for entry in members:
-            rank = rank_of(entry["message"])
-            node = error_families.node_of(entry["message"])
-            for doc, _ids, _title in entry["places"]:
-                if doc in LISTING_DOCS:
-                    continue
-                page = pages.setdefault(doc, len(pages))
-                if rank is not None:
-                    ranks.setdefault(page, []).append(rank)
-                if node is not None and page not in shown.setdefault(node.lower(), []):
-                    shown[node.lower()].append(page)
-        families.append(
-            {
-                "situations": [
-                    [
-                        None if situation["no_node"] else [n.lower() for n in situation["nodes"]],
-                        [pages.setdefault(d, len(pages)) for d in _explaining_first(docs)],
-                        situation_sentence(situation),
-                    ]
-                    for situation, docs in situations
-                ],
-                "ranks": {str(k): sorted(set(v)) for k, v in ranks.items()},
-                "shown": shown,
-            }
-        )
-    for entry in listed:
-        messages = [entry["message"], *(m for m in entry["wordings"] if m != entry["message"])]
-        shown_on = list(
-            dict.fromkeys(ERRORS_DOC if doc == VERSIONS_DOC else doc for doc, _ids, _title in entry["places"])
-        )
-        wordings = []
-        for message in messages:
-            found = dict.fromkeys(w.lower() for w in _WORDS.findall(f"{entry['kind']}: {message}"))
-            wordings.append([words.setdefault(w, len(words)) for w in found if not w.isdigit()])
-        shown_on = [pages.setdefault(doc, len(pages)) for doc in _explaining_first(shown_on)]
-        out.append([shown_on, wordings, family_of.get(id(entry))])
-    return {"words": list(words), "pages": list(pages), "entries": out, "families": families}
 
 
 def situation_sentence(situation):
@@ -546,10 +478,23 @@ def situation_sentence(situation):
     )
 
 
-def write_search_data(path, listed, grouped=()):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(search_data(listed, grouped), ensure_ascii=False, separators=(",", ":"))
-    path.write_text(f"var ERROR_INDEX = {text};\n", encoding="utf-8")
+def _search_args(listed, grouped):
+    """search/ranked.py's arguments for the entries and their families (``grouped``:
+    [(entries, error_families.situations)]): the claims page and this page list messages,
+    and this page stands for the versions page, whose matrix the search does not index."""
+    families = [
+        (
+            members,
+            [(None if s["no_node"] else s["nodes"], docs, situation_sentence(s)) for s, docs in situations],
+        )
+        for members, situations in grouped
+    ]
+    return listed, families, LISTING_DOCS, {VERSIONS_DOC: ERRORS_DOC}
+
+
+def search_data(listed, grouped=()):
+    """What the search page reads of the entries (search/ranked.py's data)."""
+    return ranked.data(*_search_args(listed, grouped))
 
 
 def watched_docnames():
@@ -570,7 +515,7 @@ def _when_watched_pages_change(app, env, added, changed, removed):
 def _search_page(app, pagename, templatename, context, doctree):
     """The search page loads the entries where the project has the errors page (it writes them)."""
     if pagename == "search" and ERRORS_DOC in app.env.found_docs:
-        app.add_js_file(ERROR_INDEX_SCRIPT)  # on this page only
+        app.add_js_file(ranked.SCRIPT)  # on this page only
 
 
 def setup(app):

@@ -1,7 +1,7 @@
 /*
- * The query side of korean_search.py (see its docstring for the rules): the
+ * The query side of korean.py (see its docstring for the rules): the
  * stemmer Sphinx's searchtools.js calls on each query word, and a bigram
- * fallback for query words that are not indexed words. korean_search.py puts
+ * fallback for query words that are not indexed words. korean.py puts
  * this in language_data.js after Sphinx's EnglishStemmer and the word lists
  * (KOREAN_PARTICLES, KOREAN_ENDINGS, KOREAN_SYNONYMS, KOREAN_MIN_STEM, KOREAN_BIGRAM).
  */
@@ -26,7 +26,7 @@ var KoreanStemmer = function () {
 };
 var Stemmer = KoreanStemmer;
 
-/* korean_search.bigrams */
+/* korean.bigrams */
 var koreanBigrams = (text) => {
   const out = [];
   for (let i = 0; i < Math.max(1, text.length - 1); i++) out.push(KOREAN_BIGRAM + text.slice(i, i + 2));
