@@ -53,3 +53,29 @@ def test_first_screen_shows_the_lede_and_the_first_case(phone, recipe, lang):
     assert where["lede"] is not None and where["lede"] < PHONE["height"] / 2, where
     # the first case's heading, and a line of it, inside the first screen
     assert where["firstCase"] is not None and where["firstCase"] + 40 < PHONE["height"], where
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2), (2, 1, 0), (1, 2, 0), (2, 0, 1)])
+def test_the_parts_under_a_lede_keep_their_order_whatever_adds_them_first(order):
+    """The downloads line, a notebook's download and the versions banner are added by three
+    extensions at different events: under the lede they stand in first_screen.UNDER_LEDE's
+    order, whichever comes first, and the first case stays after them."""
+    from docutils import nodes
+
+    from autograd_recipes.pages.first_screen import UNDER_LEDE, add_under_lede, lede_end
+
+    section = nodes.section()
+    section += nodes.title("", "A recipe")
+    section += nodes.paragraph("", "The lede.")
+    section += nodes.paragraph("", "Its second paragraph.")
+    section += nodes.literal_block("", "x.add_(1)")
+    for number in order:
+        add_under_lede(section, nodes.paragraph("", UNDER_LEDE[number], classes=[UNDER_LEDE[number]]))
+    assert [child.astext() for child in section.children] == [
+        "A recipe",
+        "The lede.",
+        "Its second paragraph.",
+        *UNDER_LEDE,
+        "x.add_(1)",
+    ]
+    assert lede_end(section) == 3  # the parts are not the lede

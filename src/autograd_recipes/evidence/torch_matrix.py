@@ -176,7 +176,7 @@ def _fill(app, doctree, docname):
     if rows:
         section = next(iter(doctree.findall(nodes.section)), None)
         if section is not None:
-            section.insert(first_screen.lede_end(section), page_line(state, rows, builder, docname))
+            first_screen.add_under_lede(section, page_line(state, rows, builder, docname))
 
 
 def torch_release():

@@ -97,7 +97,7 @@ def add_download_link(app, doctree):
     para += link
     section = next(iter(doctree.findall(nodes.section)), None)
     if section is not None:  # after the lede, as a recipe's downloads: a search snippet starts with the lede
-        section.insert(first_screen.lede_end(section), para)
+        first_screen.add_under_lede(section, para)
 
 
 def setup(app):

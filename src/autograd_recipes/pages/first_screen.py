@@ -1,5 +1,10 @@
 """A recipe's first screen is its lede and its first case: the downloads are one line under the lede.
 
+What goes under a page's lede is ordered here, in ``UNDER_LEDE``, whichever extension
+adds its part and at whichever event: the downloads line (here), a notebook's download
+(execution/notebook_download.py), the versions banner (evidence/torch_matrix.py). Each
+calls ``add_under_lede``.
+
 sphinx-gallery opens each recipe page with a note, "Go to the end to download the
 full example code", above the title; on a phone it fills the first screen, and it
 is what a search result quotes. It is removed; in its place, under the lede, one
@@ -29,13 +34,39 @@ def _downloads(doctree):
     return {suffix: found[suffix] for _cls, suffix in FORMATS if suffix in found}
 
 
+# the parts under a page's lede, by class, in the order a reader meets them
+UNDER_LEDE = ("page-downloads", "notebook-download", "torch-versions")
+
+
+def _part(node):
+    """The ``UNDER_LEDE`` place of a node added under a lede, or None."""
+    return next((UNDER_LEDE.index(c) for c in node.get("classes", []) if c in UNDER_LEDE), None)
+
+
 def lede_end(section):
     """Where a page's lede ends: after the title and the paragraphs right after it, before the
-    first case, cell or subsection (the versions banner goes there too: src/autograd_recipes/evidence/torch_matrix.py)."""
+    parts added under it and the first case, cell or subsection."""
     index = 1
-    while index < len(section.children) and isinstance(section[index], (nodes.paragraph, addnodes.only)):
+    while (
+        index < len(section.children)
+        and isinstance(section[index], (nodes.paragraph, addnodes.only))
+        and _part(section[index]) is None
+    ):
         index += 1
     return index
+
+
+def add_under_lede(section, node):
+    """Put ``node`` (its class one of ``UNDER_LEDE``) under the section's lede, after the
+    parts that come before it there and before those that come after."""
+    place = _part(node)
+    index = lede_end(section)
+    while index < len(section.children):
+        part = _part(section[index])
+        if part is None or part > place:
+            break
+        index += 1
+    section.insert(index, node)
 
 
 def move_downloads_up(app, doctree):
@@ -61,7 +92,7 @@ def move_downloads_up(app, doctree):
         link = ref.deepcopy()
         link.children = [nodes.inline("", f"{labels[suffix]} ({suffix})")]
         line += link
-    section.insert(lede_end(section), line)
+    add_under_lede(section, line)
 
 
 def setup(app):
