@@ -808,16 +808,6 @@ def test_copy_buttons_show_on_a_touch_screen_without_covering_code(served_site, 
     context.close()
 
 
-def test_theme_toggle_cycles_themes(served_site, page):
-    base, html = served_site
-    page.goto(base + "en/index.html")
-    seen = []
-    for _ in range(3):
-        page.locator("button.theme-toggle:visible").first.click()
-        seen.append(page.evaluate("document.body.dataset.theme"))
-    assert set(seen) == {"light", "dark", "auto"}, seen
-
-
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_screenshots(served_site, chromium, lang):
     base, html = served_site
