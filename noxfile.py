@@ -74,7 +74,7 @@ def claims(session):
         session.error("give a torch version: nox -s claims -- 2.9.1")
     install(session, f"torch=={session.posargs[0]}")
     install(session, *PACKAGE_ALONE)
-    session.run("python", "-m", "autograd_recipes.evidence.claims_ledger", success_codes=[0, 1])
+    session.run("python", "-m", "autograd_recipes.evidence.claims_runner", success_codes=[0, 1])
 
 
 @nox.session

@@ -37,10 +37,8 @@ import hashlib
 import io
 import json
 import re
-import sys
 import tomllib
 import traceback
-from pathlib import Path
 
 from autograd_recipes.project import ROOT
 
@@ -252,32 +250,3 @@ def control_problem(claim):
         f"claim {claim['id']}: its control gave {observed or 'an error'!r}, not "
         f"{claim['control_verdict']!r}: the check does not discriminate ({last})"
     )
-
-
-def main(argv=None):
-    """Run the ledger as the build does (claims_runner: own process, time limits)."""
-    import torch
-
-    from autograd_recipes.evidence import claims_runner
-
-    argv = sys.argv[1:] if argv is None else argv
-    ledger = Path(argv[0]) if argv else LEDGER
-    claims = load(ledger)
-    observed = claims_runner.run_all(ledger, timeout=60, claims=claims)
-    differing = []
-    for claim in claims:
-        verdict, evidence = observed[claim["id"]]
-        if verdict != claim["verdict"]:
-            differing.append((claim["id"], claim["verdict"], verdict or "error", evidence))
-    print(f"torch {torch.__version__}: {len(claims)} claims, {len(differing)} differ from the ledger")
-    if differing:
-        print(f"{'claim':<34} {'recorded':<15} {'observed':<15}")
-        for claim_id, recorded, observed, evidence in differing:
-            print(f"{claim_id:<34} {recorded:<15} {observed:<15}")
-            if observed == "error":
-                print("    " + evidence.strip().splitlines()[-1])
-    return 1 if differing else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

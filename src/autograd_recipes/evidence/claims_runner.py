@@ -15,9 +15,12 @@ What the page cells a claim uses change (the guide's memory meter sets
 KINETO_LOG_LEVEL) is the page's setup, not the claim's doing: not reported, but put
 back all the same.
 
-Child protocol: ``python claims_runner.py LEDGER RESULTS TIMEOUT PARENT_PID [ID...]`` runs the
-listed claims (all if none) and appends JSON lines to RESULTS: ``{"start": id}``
-before a claim, ``{"id", "verdict", "evidence"}`` after it.
+Child protocol: ``python -m autograd_recipes.evidence.claims_runner --child LEDGER RESULTS
+TIMEOUT PARENT_PID [ID...]`` runs the listed claims (all if none) and appends JSON lines to
+RESULTS: ``{"start": id}`` before a claim, ``{"id", "verdict", "evidence"}`` after it.
+Without ``--child`` (``nox -s claims``): the ledger run on this torch, and the claims whose
+verdict differs from the recorded one. The runner imports the ledger; the ledger imports
+nothing of the runner.
 """
 
 import faulthandler
@@ -28,6 +31,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from autograd_recipes.evidence import claims_ledger
+
 WATCHDOG_GRACE = 10
 # The parent's last resort, for a child stuck outside any claim (importing torch on a
 # machine busy with other builds took over 100 s once on CI); each claim has its own limit.
@@ -36,8 +41,6 @@ STARTUP_ALLOWANCE = 600
 
 def run_all(ledger, timeout, claims=None):
     """{claim id: (verdict or None, evidence)} for every claim of ``ledger``."""
-    from autograd_recipes.evidence import claims_ledger
-
     claims = claims if claims is not None else claims_ledger.load(ledger)
     return _run(claims, ledger, timeout)
 
@@ -60,6 +63,7 @@ def _run(claims, ledger, timeout):
                         sys.executable,
                         "-m",
                         "autograd_recipes.evidence.claims_runner",
+                        "--child",
                         str(Path(ledger).resolve()),
                         str(out),
                         str(timeout),
@@ -106,7 +110,6 @@ def _exit_text(code):
 
 
 def _child(ledger, out, timeout, ids):
-    from autograd_recipes.evidence import claims_ledger
     from autograd_recipes.execution import torch_state
 
     wanted = set(ids)
@@ -119,7 +122,7 @@ def _child(ledger, out, timeout, ids):
             results.flush()
             setup = {}  # the state the page cells the claim uses leave: the page's, not the claim's
             verdict, evidence = _run_one(
-                claims_ledger, claim, limit, lambda setup=setup: setup.update(state=torch_state.snapshot())
+                claim, limit, lambda setup=setup: setup.update(state=torch_state.snapshot())
             )
             changed = torch_state.check_and_restore(baseline, setup.get("state"))
             if changed:
@@ -132,7 +135,7 @@ def _child(ledger, out, timeout, ids):
             results.flush()
 
 
-def _run_one(claims_ledger, claim, limit, after_setup):
+def _run_one(claim, limit, after_setup):
     def on_timeout(signum, frame):
         raise TimeoutError(
             f"claim {claim['id']} still running after {limit:g} s "
@@ -151,8 +154,36 @@ def _run_one(claims_ledger, claim, limit, after_setup):
         faulthandler.cancel_dump_traceback_later()
 
 
-if __name__ == "__main__":
-    from autograd_recipes.child_process import end_with_parent
+def main(argv=None):
+    """``nox -s claims``: run the ledger (default: docs/claims.toml) as the build does (a
+    process of its own, time limits) on this torch, and list the claims whose verdict
+    differs from the recorded one; exit 1 if any does."""
+    import torch
 
-    end_with_parent(sys.argv[4])
-    _child(sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[5:])
+    argv = sys.argv[1:] if argv is None else argv
+    ledger = Path(argv[0]) if argv else claims_ledger.LEDGER
+    claims = claims_ledger.load(ledger)
+    observed = run_all(ledger, timeout=60, claims=claims)
+    differing = []
+    for claim in claims:
+        verdict, evidence = observed[claim["id"]]
+        if verdict != claim["verdict"]:
+            differing.append((claim["id"], claim["verdict"], verdict or "error", evidence))
+    print(f"torch {torch.__version__}: {len(claims)} claims, {len(differing)} differ from the ledger")
+    if differing:
+        print(f"{'claim':<34} {'recorded':<15} {'observed':<15}")
+        for claim_id, recorded, observed, evidence in differing:
+            print(f"{claim_id:<34} {recorded:<15} {observed:<15}")
+            if observed == "error":
+                print("    " + evidence.strip().splitlines()[-1])
+    return 1 if differing else 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--child"]:  # the child protocol above
+        from autograd_recipes.child_process import end_with_parent
+
+        end_with_parent(sys.argv[5])
+        _child(sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[6:])
+    else:
+        sys.exit(main())
