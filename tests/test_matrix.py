@@ -425,10 +425,11 @@ def test_the_recorded_matrix_is_light():
         assert len({pre for _, pre in entries}) == len(entries)
     markup = table + evidence
     # a row (a claim named by its sentence, a recipe, a guide) across 16 releases: at most
-    # 2.7 KB and 55 elements (75 rows were 200 KB and 4,000 elements when one copy of the
-    # evidence per cell made the page 435 KB)
+    # 3 KB and 55 elements (75 rows were 200 KB and 4,000 elements when one copy of the
+    # evidence per cell made the page 435 KB; 2.72 KB a row once the recipes showed the
+    # four messages readers paste most, each worded differently on older releases)
     rows = sum(len(h) for h in matrix_data.current_hashes().values())
-    assert len(markup.encode("utf-8")) < 2_700 * rows
+    assert len(markup.encode("utf-8")) < 3_000 * rows
     assert sum(1 for _ in parse(markup).iter()) < 55 * rows
 
 
