@@ -8,7 +8,7 @@ import nox
 SRC = Path(__file__).resolve().parent / "src"
 sys.path.insert(0, str(SRC))  # the package's installers module: the standard library only
 SRC_ON_PATH = {"PYTHONPATH": str(SRC)}  # for nox's own Python (the matrix session)
-from autograd_recipes.publish import installers  # noqa: E402
+from autograd_recipes import installers  # noqa: E402
 
 # the machinery without its dependencies: where torch is all it needs
 PACKAGE_ALONE = ("--no-deps", "-e", ".")
@@ -20,7 +20,7 @@ nox.options.default_venv_backend = "uv|virtualenv"
 
 def install(session, *packages):
     """Install ``packages`` (default: requirements.txt) with the session's installer; uv gets
-    pip's indexes, find-links and constraints (publish/installers.py)."""
+    pip's indexes, find-links and constraints (installers.py)."""
     env = installers.uv_settings(installers.pip_config()) if session.venv_backend == "uv" else {}
     session.install(*(packages or ("-r", "requirements.txt")), env=env)
 

@@ -1,4 +1,4 @@
-"""The errors page's groups (src/autograd_recipes/pages/error_families.py): every message in
+"""The errors page's groups (src/autograd_recipes/errors/error_families.py): every message in
 exactly one family, situations that the runs decide, and the page a reader uses, in both
 languages."""
 
@@ -9,7 +9,7 @@ import pytest
 from conftest import LANGUAGES
 from docutils import nodes
 
-from autograd_recipes.pages.error_families import assign, error_family, error_situation, situations
+from autograd_recipes.errors.error_families import assign, error_family, error_situation, situations
 from autograd_recipes.search.ranked import node_of
 
 

@@ -1,4 +1,4 @@
-"""The "Errors and warnings" page (src/autograd_recipes/pages/error_index.py): every error
+"""The "Errors and warnings" page (src/autograd_recipes/errors/error_index.py): every error
 and warning message a page shows is on it, in both languages, linked to the sections that
 show it, with the wordings the matrix recorded on other releases."""
 
@@ -9,7 +9,7 @@ import re
 import pytest
 from conftest import LANGUAGES
 
-from autograd_recipes.pages.error_index import SIGHTING, entries, message_key, release_wordings
+from autograd_recipes.errors.error_index import SIGHTING, entries, message_key, release_wordings
 
 # an output block of a built page: sphinx-gallery's, or a notebook cell's
 OUTPUT_BLOCK = re.compile(
@@ -142,7 +142,7 @@ def test_a_message_only_other_releases_gave_is_placed_on_the_versions_page():
     """A claim's evidence on an older release shows a message no page of this build shows:
     it gets an entry placed on the versions page, with its releases; a message the evidence
     cut short joins the entry of the whole message it starts."""
-    from autograd_recipes.pages.error_index import claim_wordings
+    from autograd_recipes.errors.error_index import claim_wordings
 
     found = [
         ("RuntimeError", "Output 0 of Unbind is a view and is being modified inplace", "claims", ["c"], "C")
@@ -210,8 +210,8 @@ def test_the_search_data_lists_each_word_and_page_once_and_sends_the_versions_pa
     """error-index.js for the search page: an entry's pages (the claims page only where no
     other page shows the message) and its wordings' words, each given by its place in the
     lists; a message only other releases gave points to the errors page."""
+    from autograd_recipes.errors.error_index import ERRORS_DOC, search_data
     from autograd_recipes.evidence.matrix_html import VERSIONS_DOC
-    from autograd_recipes.pages.error_index import ERRORS_DOC, search_data
 
     listed = [
         {
@@ -374,7 +374,7 @@ def test_a_message_cut_short_is_no_wording_of_its_own_where_the_whole_one_was_gi
     """A claim's evidence cuts the no_grad view error short on every release; the recipes
     print it whole on those releases: one wording, so none listed (before, the cut text was
     listed as a second wording on every release)."""
-    from autograd_recipes.pages.error_index import claim_wordings
+    from autograd_recipes.errors.error_index import claim_wordings
 
     whole = "A view was created in no_grad mode and is being modified inplace with grad mode enabled."
     cut = whole[:60]
@@ -498,8 +498,8 @@ def test_a_run_the_versions_page_shows_no_evidence_of_gives_no_wording_and_no_an
     messages are no wording here, and nothing links that anchor; a claim the matrix ran on
     today's code still gives its wordings, linked to its block. (Before, the errors page
     listed the changed claim's old texts, linked to an anchor the versions page never made.)"""
+    from autograd_recipes.errors.error_index import claim_wordings
     from autograd_recipes.evidence.matrix_html import evidence_id
-    from autograd_recipes.pages.error_index import claim_wordings
 
     recorded = {"fresh": "h1", "changed": "old"}  # the hashes the matrix ran
     records = _claim_records(
@@ -547,7 +547,7 @@ def test_every_text_an_entry_shows_is_printed_where_it_links_not_by_a_changed_ru
     one; the matrix's records of both are of their old code (the versions page shows no
     evidence of them). Each text the entries show is printed by a page the entry links;
     before, the entry showed the old runs' ``SplitBackward0`` texts, printed nowhere."""
-    from autograd_recipes.pages.error_index import claim_wordings
+    from autograd_recipes.errors.error_index import claim_wordings
 
     whole, cut = SPLIT_WHOLE.format(node="Split"), SPLIT_WHOLE.format(node="SplitWithSizes")[:60]
     records = _records(
@@ -587,8 +587,8 @@ def test_a_wording_the_versions_page_cuts_off_is_not_listed():
     """The versions page cuts a run's evidence after matrix_html.EVIDENCE_CHARS: a message
     past the cut is printed on no page, so it is no wording and no entry of its own (before,
     it was listed, named after a run whose evidence does not show it)."""
+    from autograd_recipes.errors.error_index import claim_wordings
     from autograd_recipes.evidence.matrix_html import EVIDENCE_CHARS
-    from autograd_recipes.pages.error_index import claim_wordings
 
     late = "AttributeError: module 'torch' has no attribute 'late'"
     evidence = {"2.0.1": "x" * EVIDENCE_CHARS + " | " + late, "2.13.0": "y: " + late.replace("late", "soon")}
@@ -625,7 +625,7 @@ def test_a_claim_that_printed_a_wording_is_named_by_its_sentence_never_its_id(la
 
     from docutils import nodes
 
-    from autograd_recipes.pages.error_index import CLAIM_LABEL_WIDTH, _source_label
+    from autograd_recipes.errors.error_index import CLAIM_LABEL_WIDTH, _source_label
     from autograd_recipes.pages.page_summary import width
 
     env = SimpleNamespace(titles={"claims": nodes.title("", title)})

@@ -1,4 +1,4 @@
-"""What a Korean reader sees or hears on the Korean site is Korean (src/autograd_recipes/i18n/ui_strings.py).
+"""What a Korean reader sees or hears on the Korean site is Korean (src/autograd_recipes/pages/ui_strings.py).
 
 In Chromium: every Korean page's visible text and accessible names hold no English
 UI phrase (code, code output, proper names, claim ids and glosses excepted); no
@@ -15,7 +15,7 @@ import re
 import pytest
 from browser_pass import KOREAN_SEARCH
 
-from autograd_recipes.i18n import ui_strings
+from autograd_recipes.pages import ui_strings
 
 # Quoted text is torch's own English (an error message), shown as it is.
 QUOTED = re.compile(r"[\"“'‘][^\"”'’]*[\"”'’]")

@@ -32,6 +32,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from autograd_recipes.evidence import ambient_conditions, claim_scope, claims_ledger, claims_runner
+from autograd_recipes.execution import output_cap
 from autograd_recipes.project import ROOT, source_file, torch_version
 
 logger = logging.getLogger(__name__)
@@ -316,6 +317,25 @@ def _outdated_when_torch_changes(app, env, added, changed, removed):
     return []
 
 
+def claim_outputs(app, doctree, docname):
+    """(location, what, output nodes) for each claim's evidence on a claims page, located at
+    the claim's ``id`` line in the ledger."""
+    boxes = [n for n in doctree.findall(nodes.container) if "claim" in n["classes"] and n["ids"]]
+    if not boxes:
+        return
+    ledger = Path(app.config.claims_ledger)
+    text = ledger.read_text(encoding="utf-8")
+    for box in boxes:
+        claim_id = box["ids"][0].removeprefix("claim-")
+        line = claims_ledger.line_of(text, claim_id)
+        evidence = [n for n in box.findall(nodes.literal_block) if "claim-evidence" in n["classes"]]
+        yield (f"{ledger}:{line}" if line else docname), f"claim {claim_id}", evidence
+
+
+def _cap_claim_outputs(app, doctree):
+    output_cap.cap(app, app.env.docname, claim_outputs(app, doctree, app.env.docname))
+
+
 def setup(app):
     default = str(ROOT / "docs" / "claims.toml")
     app.add_config_value("claims_ledger", default, "env", types=(str,))
@@ -326,4 +346,5 @@ def setup(app):
     app.connect("env-before-read-docs", _index_claims)
     app.connect("env-get-outdated", _outdated_when_torch_changes)
     app.connect("doctree-resolved", _resolve_page_links)
+    app.connect("doctree-read", _cap_claim_outputs, priority=300)  # before anything reads the evidence
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from autograd_recipes.publish import installers
+from autograd_recipes import installers
 
 ENVS = Path(".nox") / "matrix-envs"  # one at a time, removed after its run
 RUNNER = ["-m", "autograd_recipes.evidence.matrix_runner"]

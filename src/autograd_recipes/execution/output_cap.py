@@ -9,7 +9,8 @@ page and a warning names where it came from: ``recipes/<name>.py:<line>`` (the
 block's first line, from sphinx-gallery's "GENERATED FROM PYTHON SOURCE LINES"
 comments) or ``docs/<name>.md:<line>`` (the cell's ``{code-cell}`` line, from
 myst-nb's source map), or the claim's ``id`` line in the ledger (a claim's evidence
-also feeds the search index, where one huge token costs minutes). The build runs with -W, so it fails. A page that was cut
+also feeds the search index, where one huge token costs minutes: evidence/claims.py
+calls ``cap`` for it). The build runs with -W, so it fails. A page that was cut
 is read again on the next build, so a rebuild that changes nothing fails too.
 
 Not covered: myst-nb merges a cell's stream output before any extension sees it,
@@ -17,13 +18,10 @@ in time quadratic in the length of a line (myst_nb/core/utils.py, ``\r``
 handling): a cell printing a single line of megabytes stalls the build there.
 """
 
-from pathlib import Path
-
 from docutils import nodes
 from sphinx.util import logging
 
 from autograd_recipes import read_again, upstream
-from autograd_recipes.evidence.claims_ledger import line_of
 from autograd_recipes.project import PROJECT
 
 logger = logging.getLogger(__name__)
@@ -88,29 +86,17 @@ def notebook_outputs(app, doctree, docname):
         yield (docname, line), "this cell", list(output.children)
 
 
-def claim_outputs(app, doctree, docname):
-    """(location, what, output nodes) for each claim's evidence on a claims page, located at
-    the claim's ``id`` line in the ledger."""
-    boxes = [n for n in doctree.findall(nodes.container) if "claim" in n["classes"] and n["ids"]]
-    if not boxes:
-        return
-    ledger = Path(app.config.claims_ledger)
-    text = ledger.read_text(encoding="utf-8")
-    for box in boxes:
-        claim_id = box["ids"][0].removeprefix("claim-")
-        line = line_of(text, claim_id)
-        evidence = [n for n in box.findall(nodes.literal_block) if "claim-evidence" in n["classes"]]
-        yield (f"{ledger}:{line}" if line else docname), f"claim {claim_id}", evidence
-
-
 def cap_outputs(app, doctree):
-    limit = app.config.max_output_bytes
     docname = app.env.docname
-    for location, what, outputs in [
-        *recipe_outputs(app, doctree, docname),
-        *notebook_outputs(app, doctree, docname),
-        *claim_outputs(app, doctree, docname),
-    ]:
+    cap(app, docname, [*recipe_outputs(app, doctree, docname), *notebook_outputs(app, doctree, docname)])
+
+
+def cap(app, docname, found):
+    """Cut each output of ``found`` ([(location, what, output nodes)]) whose size passes
+    ``max_output_bytes``, with a warning at its location (the claims page calls this for
+    its claims' evidence, located at each claim's ``id`` line in the ledger)."""
+    limit = app.config.max_output_bytes
+    for location, what, outputs in found:
         total = sum(_size(node) for node in outputs)
         if total <= limit:
             continue

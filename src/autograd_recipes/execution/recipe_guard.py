@@ -89,14 +89,13 @@ def _before(gallery_conf, fname):
             log.write(f"recipe {Path(fname).name}\n")
     import torch
 
-    from autograd_recipes.execution import torch_state
-    from autograd_recipes.pages import shown_code
-    from autograd_recipes.publish import checkout_writes
+    from autograd_recipes import hidden_lines
+    from autograd_recipes.execution import checkout_writes, torch_state
 
     source = _source(gallery_conf, fname)
     text = source.read_text(encoding="utf-8")
     limit, limit_source = _time_limit(text, source)
-    problem = shown_code.recipe_problem(text)
+    problem = hidden_lines.recipe_problem(text)
     if problem:  # named here: sphinx-gallery's own check says neither file nor line
         number, what = problem
         logger.warning("hidden lines: %s", what, location=f"{source.resolve()}:{number}")
@@ -113,8 +112,7 @@ def _before(gallery_conf, fname):
 
 
 def _after(gallery_conf, fname):
-    from autograd_recipes.execution import torch_state
-    from autograd_recipes.publish import checkout_writes
+    from autograd_recipes.execution import checkout_writes, torch_state
 
     signal.alarm(0)
     faulthandler.cancel_dump_traceback_later()

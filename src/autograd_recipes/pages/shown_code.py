@@ -25,8 +25,6 @@ or the build fails naming the block.
 """
 
 import io
-import re
-import textwrap
 import tokenize
 from pathlib import Path
 
@@ -34,53 +32,11 @@ import polib
 from docutils import nodes
 from sphinx.util import logging
 
+from autograd_recipes.hidden_lines import END, START, recipe_problem, shown  # noqa: F401 (shown_code's API)
 from autograd_recipes.i18n.site_languages import source_language
 
 logger = logging.getLogger(__name__)
-START = re.compile(r"^[ \t]*#\s*sphinx_gallery_start_ignore\s*$")
-END = re.compile(r"^[ \t]*#\s*sphinx_gallery_end_ignore\s*$")
 PYTHON = {"python", "python3", "ipython", "ipython3", "py"}
-
-
-def shown(code):
-    """``code`` as a reader sees it: marked lines dropped, the rest dedented.
-
-    Returns (text, problem): problem is (1-based line, what is wrong) for a marker without
-    its pair, else None."""
-    kept, start = [], None
-    for number, line in enumerate(code.split("\n"), 1):
-        if START.match(line):
-            if start is not None:
-                return code, (
-                    number,
-                    f"a second sphinx_gallery_start_ignore before the end of the one at line {start}",
-                )
-            start = number
-        elif END.match(line):
-            if start is None:
-                return code, (number, "sphinx_gallery_end_ignore without a start")
-            start = None
-        elif start is None:
-            kept.append(line)
-    if start is not None:
-        return code, (start, "sphinx_gallery_start_ignore without an end")
-    return textwrap.dedent("\n".join(kept)).strip("\n"), None
-
-
-def recipe_problem(source):
-    """What is wrong with a recipe's markers, as (line, what), or None.
-
-    Besides pairing, a marker must not sit in a block's prose: sphinx-gallery reads the
-    comment lines right after ``# %%`` as text, and a marker there loses its pair."""
-    in_prose = False
-    for number, line in enumerate(source.split("\n"), 1):
-        if line.startswith("# %%"):
-            in_prose = True
-        elif not line.startswith("#"):
-            in_prose = False
-        elif in_prose and (START.match(line) or END.match(line)):
-            return number, "a hidden-lines marker in the prose of a block; put a blank line before it"
-    return shown(source)[1]
 
 
 CATALOG = "code_comments"

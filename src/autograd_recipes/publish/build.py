@@ -230,7 +230,7 @@ def _while_running():
 
 def build_html(languages=LANGUAGES, extra=(), timeout=BUILD_TIMEOUT):
     """Build ``languages``; then fail, naming each file, if the build wrote into the checkout."""
-    from autograd_recipes.publish import checkout_writes
+    from autograd_recipes.execution import checkout_writes
 
     before = checkout_writes.checkout()
     code = build_languages(languages, extra, timeout)

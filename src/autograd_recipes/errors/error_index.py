@@ -46,10 +46,10 @@ from docutils import nodes
 from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/sphinx.po
 
 from autograd_recipes import upstream
+from autograd_recipes.errors import error_families
 from autograd_recipes.evidence import matrix_html, torch_matrix
 from autograd_recipes.evidence.claims import CLAIMS_DOC
 from autograd_recipes.evidence.matrix_html import VERSIONS_DOC, evidence_id
-from autograd_recipes.pages import error_families
 from autograd_recipes.pages.page_summary import shorten
 from autograd_recipes.project import PROJECT
 from autograd_recipes.search import ranked

@@ -82,7 +82,7 @@ def furo_drift():
 
 def _check_furo(app):
     for problem in furo_drift():
-        logger.warning("%s: its Korean in src/autograd_recipes/i18n/ui_strings.py is not applied", problem)
+        logger.warning("%s: its Korean in src/autograd_recipes/pages/ui_strings.py is not applied", problem)
 
 
 def _translate_page(text):

@@ -1,0 +1,114 @@
+"""The package's layers (the README's layout table): each folder of src/autograd_recipes
+imports only from the rows above it, and no module imports itself through others. Read
+from the source's syntax trees, imports inside functions included."""
+
+import ast
+import re
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "src" / "autograd_recipes"
+# a layer's row: | `src/autograd_recipes/<folder>/` | or | `src/autograd_recipes/<module>.py`, ... |
+ROW = re.compile(r"^\| `src/autograd_recipes/(\w+)(/|\.py)`")
+
+
+def layers():
+    """{layer: place}, bottom first, from the README: a folder is its own layer; the
+    top-level modules (project.py and the rows of base modules) are the layer "base"."""
+    order = {}
+    for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines():
+        found = ROW.match(line)
+        if found:
+            name = found.group(1) if found.group(2) == "/" else "base"
+            order.setdefault(name, len(order))
+    return order
+
+
+def modules():
+    """{module name: its file} of the package."""
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        name = ".".join(("autograd_recipes", *path.relative_to(PACKAGE).with_suffix("").parts))
+        found[name.removesuffix(".__init__")] = path
+    return found
+
+
+def imports():
+    """{module: {module of the package it imports}}."""
+    names = modules()
+    graph = {}
+    for name, path in names.items():
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module
+                and node.module.startswith("autograd_recipes")
+            ):
+                for alias in node.names:
+                    whole = f"{node.module}.{alias.name}"
+                    targets.add(whole if whole in names else node.module)
+            elif isinstance(node, ast.Import):
+                targets |= {a.name for a in node.names if a.name.startswith("autograd_recipes")}
+        graph[name] = {t for t in targets if t in names and t != name and t != "autograd_recipes"}
+    return graph
+
+
+def layer_of(module):
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 and (PACKAGE / parts[1]).is_dir() else "base"
+
+
+def test_every_folder_of_the_package_is_a_layer_of_the_readme():
+    order = layers()
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    assert folders <= set(order), sorted(folders - set(order))
+    assert order["base"] == 0
+
+
+def upward_imports(graph, order):
+    return [
+        f"{module} ({layer_of(module)}) imports {target} ({layer_of(target)})"
+        for module, targets in graph.items()
+        for target in targets
+        if layer_of(target) != layer_of(module) and order[layer_of(target)] > order[layer_of(module)]
+    ]
+
+
+def cycles(graph):
+    found = []
+    for start in graph:  # a path back to the start, depth first
+        stack, seen = [(start, [start])], set()
+        while stack:
+            module, path = stack.pop()
+            for target in graph.get(module, ()):
+                if target == start:
+                    found.append(" -> ".join([*path, start]))
+                elif target not in seen:
+                    seen.add(target)
+                    stack.append((target, [*path, target]))
+    return sorted(set(found))
+
+
+def test_each_layer_imports_only_from_the_layers_below_it():
+    upward = upward_imports(imports(), layers())
+    assert not upward, "\n".join(sorted(upward))
+
+
+def test_no_module_imports_itself_through_others():
+    found = cycles(imports())
+    assert not found, "\n".join(found)
+
+
+def test_the_checks_find_an_upward_import_and_a_circle():
+    """The control: the same checks on a planted graph find what they must refuse."""
+    graph = {
+        "autograd_recipes.pages.a": {"autograd_recipes.publish.b"},  # pages sits below publish
+        "autograd_recipes.publish.b": {"autograd_recipes.project"},
+        "autograd_recipes.project": {"autograd_recipes.pages.a"},  # base imports pages: up, and a circle
+    }
+    assert upward_imports(graph, layers()) == [
+        "autograd_recipes.pages.a (pages) imports autograd_recipes.publish.b (publish)",
+        "autograd_recipes.project (base) imports autograd_recipes.pages.a (pages)",
+    ]
+    assert len(cycles(graph)) == 3  # the one circle, from each of its modules
