@@ -1,7 +1,7 @@
 """Sphinx configuration for Autograd Recipes.
 
 Build with ``nox -s docs`` (which runs ``python -m autograd_recipes.publish.build``: English, then Korean).
-Kept declarative: behaviour lives in the package src/autograd_recipes (by subsystem: execution, evidence, i18n, pages, publish), one concern per module.
+Kept declarative: behaviour lives in the package src/autograd_recipes (by subsystem: execution, i18n, pages, search, claims, matrix, errors, publish, theme), one concern per module.
 """
 
 import os
@@ -43,15 +43,15 @@ extensions = [
     "autograd_recipes.search.file_search",
     "autograd_recipes.search.ranked",
     "autograd_recipes.pages.ui_strings",
-    "autograd_recipes.evidence.claims",
-    "autograd_recipes.evidence.claim_links",
+    "autograd_recipes.claims.claims",
+    "autograd_recipes.claims.claim_links",
     "autograd_recipes.pages.recipe_list",
     "autograd_recipes.errors.error_families",
     "autograd_recipes.errors.error_index",
     "autograd_recipes.pages.gallery_cards",
     "autograd_recipes.i18n.first_gloss",
     "autograd_recipes.pages.graph_figures",
-    "autograd_recipes.evidence.torch_matrix",
+    "autograd_recipes.matrix.torch_matrix",
     "autograd_recipes.execution.execution_report",
     "autograd_recipes.i18n.translation_guard",
 ]

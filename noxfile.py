@@ -74,7 +74,7 @@ def claims(session):
         session.error("give a torch version: nox -s claims -- 2.9.1")
     install(session, f"torch=={session.posargs[0]}")
     install(session, *PACKAGE_ALONE)
-    session.run("python", "-m", "autograd_recipes.evidence.claims_runner", success_codes=[0, 1])
+    session.run("python", "-m", "autograd_recipes.claims.claims_runner", success_codes=[0, 1])
 
 
 @nox.session
@@ -87,7 +87,7 @@ def conditions(session):
     """
     install(session)
     args = session.posargs if "--verify" in session.posargs else ["--record", *session.posargs]
-    session.run("python", "-m", "autograd_recipes.evidence.ambient_conditions", *args)
+    session.run("python", "-m", "autograd_recipes.claims.ambient_conditions", *args)
 
 
 @nox.session(venv_backend="none")
@@ -97,9 +97,9 @@ def matrix(session):
     ``nox -s matrix`` checks the newest patch of every minor release from 2.0 on;
     ``nox -s matrix -- 2.0.1 2.4.1`` those releases; ``--list`` prints the default list as
     JSON (for the workflow); ``--stale`` reruns only code changed since a release's record;
-    ``--strict`` fails when a claim's verdict changed (evidence/matrix_envs.py).
+    ``--strict`` fails when a claim's verdict changed (matrix/matrix_envs.py).
     """
-    envs = "autograd_recipes.evidence.matrix_envs"
+    envs = "autograd_recipes.matrix.matrix_envs"
     session.run(sys.executable, "-m", envs, *session.posargs, env=SRC_ON_PATH)
 
 

@@ -129,7 +129,7 @@ def write_ledger(path, claims):
     """A ledger file of ``claims`` (dicts as claims_ledger.load gives them)."""
     import json
 
-    from autograd_recipes.evidence import claims_ledger
+    from autograd_recipes.claims import claims_ledger
 
     def value(v):  # JSON strings and lists of strings are TOML too; a table is written inline
         if isinstance(v, dict):

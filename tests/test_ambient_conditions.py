@@ -8,7 +8,7 @@ import background
 import pytest
 from conftest import JOBS, ROOT
 
-from autograd_recipes.evidence import ambient_conditions, claims_ledger
+from autograd_recipes.claims import ambient_conditions, claims_ledger
 from autograd_recipes.project import torch_version
 
 CLAIMS = claims_ledger.load()
@@ -27,7 +27,7 @@ def test_every_claim_was_tried_for_its_current_code_and_each_flip_is_explained()
 
 
 def _sample(folder):
-    command = [sys.executable, "-m", "autograd_recipes.evidence.ambient_conditions", "--verify", *SAMPLE]
+    command = [sys.executable, "-m", "autograd_recipes.claims.ambient_conditions", "--verify", *SAMPLE]
     return background.Build(ROOT, command, dict(os.environ), timeout=600), {}
 
 

@@ -23,7 +23,7 @@ from conftest import JOBS, background_build, build_site, seeded_tiny
 from test_recipes import expect_error_source
 from tiny import NOTEBOOK, RECIPES, TINY, tiny_project
 
-from autograd_recipes.evidence import claims_ledger
+from autograd_recipes.claims import claims_ledger
 
 PINNED = version("torch").split("+")[0]  # its recorded results: docs/matrix/torch-<PINNED>.json
 # seconds, for the fault build: the planted endless recipe stops after this (wall time: generous,
@@ -811,7 +811,7 @@ def _in(project, script):
 
 
 def test_truncated_claims_cache_is_a_miss(tmp_path):
-    from autograd_recipes.evidence import claims
+    from autograd_recipes.claims import claims
 
     cache = tmp_path / "results.json"
     claims.write_cache(cache, {"a": ["holds", "evidence"]})
@@ -828,7 +828,7 @@ CONTROL_CLAIM = PLANTED_CLAIMS[PLANTED_CLAIMS.index('[[claim]]\nid = "planted-st
 
 def _runner_alone(folder):
     """The claims runner alone, without a build: the planted claims, then a control claim."""
-    from autograd_recipes.evidence import claims_runner
+    from autograd_recipes.claims import claims_runner
 
     ledger = folder / "claims.toml"
     ledger.write_text(PLANTED_CLAIMS.replace("timeout = 2", "timeout = 1"))

@@ -6,7 +6,7 @@ import re
 import pytest
 from conftest import LANGUAGES
 
-from autograd_recipes.evidence import ambient_conditions, claims_ledger
+from autograd_recipes.claims import ambient_conditions, claims_ledger
 
 CLAIMS = {c["id"]: c for c in claims_ledger.load()}
 LINK = re.compile(r'<a class="claim-link reference internal" href="#(checked-[^"]+)"[^>]*>')

@@ -10,7 +10,7 @@ import background
 import pytest
 from conftest import JOBS, LANGUAGES, ROOT, write_ledger
 
-from autograd_recipes.evidence import claims_ledger
+from autograd_recipes.claims import claims_ledger
 
 CLAIMS = claims_ledger.load()
 
@@ -73,7 +73,7 @@ import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from autograd_recipes.evidence import claims_runner
+from autograd_recipes.claims import claims_runner
 
 out, *ledgers = sys.argv[1:]
 with ThreadPoolExecutor(len(ledgers)) as pool:

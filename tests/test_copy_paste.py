@@ -18,7 +18,7 @@ import pytest
 from conftest import JOBS, LANGUAGES
 from copy_paste import normalized, page_blocks, run_pages
 
-from autograd_recipes.evidence import matrix_data
+from autograd_recipes.matrix import matrix_data
 from autograd_recipes.project import PROJECT
 
 PAGES = [f"{PROJECT.recipe_docname(p)}.html" for p in matrix_data.recipe_paths()] + [

@@ -211,7 +211,7 @@ def test_the_search_data_lists_each_word_and_page_once_and_sends_the_versions_pa
     other page shows the message) and its wordings' words, each given by its place in the
     lists; a message only other releases gave points to the errors page."""
     from autograd_recipes.errors.error_index import ERRORS_DOC, search_data
-    from autograd_recipes.evidence.matrix_html import VERSIONS_DOC
+    from autograd_recipes.matrix.matrix_html import VERSIONS_DOC
 
     listed = [
         {
@@ -473,14 +473,14 @@ def _versions_page(state):
     """The versions page's evidence (matrix_html.evidence_html) as HTML, with its anchors."""
     from types import SimpleNamespace
 
-    from autograd_recipes.evidence import matrix_html
+    from autograd_recipes.matrix import matrix_html
 
     page = matrix_html.evidence_html(state, SimpleNamespace(titles={}))
     return page, set(re.findall(r'id="([^"]+)"', page))
 
 
 def _shown(state):
-    from autograd_recipes.evidence import matrix_html
+    from autograd_recipes.matrix import matrix_html
 
     return lambda kind, name: matrix_html.evidence_entries(state, kind, name)
 
@@ -499,7 +499,7 @@ def test_a_run_the_versions_page_shows_no_evidence_of_gives_no_wording_and_no_an
     today's code still gives its wordings, linked to its block. (Before, the errors page
     listed the changed claim's old texts, linked to an anchor the versions page never made.)"""
     from autograd_recipes.errors.error_index import claim_wordings
-    from autograd_recipes.evidence.matrix_html import evidence_id
+    from autograd_recipes.matrix.matrix_html import evidence_id
 
     recorded = {"fresh": "h1", "changed": "old"}  # the hashes the matrix ran
     records = _claim_records(
@@ -588,7 +588,7 @@ def test_a_wording_the_versions_page_cuts_off_is_not_listed():
     past the cut is printed on no page, so it is no wording and no entry of its own (before,
     it was listed, named after a run whose evidence does not show it)."""
     from autograd_recipes.errors.error_index import claim_wordings
-    from autograd_recipes.evidence.matrix_html import EVIDENCE_CHARS
+    from autograd_recipes.matrix.matrix_html import EVIDENCE_CHARS
 
     late = "AttributeError: module 'torch' has no attribute 'late'"
     evidence = {"2.0.1": "x" * EVIDENCE_CHARS + " | " + late, "2.13.0": "y: " + late.replace("late", "soon")}

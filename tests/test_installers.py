@@ -1,13 +1,13 @@
 """What the contributor sessions and the torch matrix install with: pip's settings for uv
 (src/autograd_recipes/installers.py) and the matrix's environments
-(src/autograd_recipes/evidence/matrix_envs.py), tried on pip's own output formats."""
+(src/autograd_recipes/matrix/matrix_envs.py), tried on pip's own output formats."""
 
 import os
 
 import pytest
 
-from autograd_recipes.evidence.matrix_envs import newest_patches, numpy_for
 from autograd_recipes.installers import parse_pip_config, unconstrained_pip, uv_settings
+from autograd_recipes.matrix.matrix_envs import newest_patches, numpy_for
 
 PIP_CONFIG_LIST = """\
 global.find-links='/srv/wheels'

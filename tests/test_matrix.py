@@ -20,8 +20,9 @@ import pytest
 from conftest import JOBS, ROOT
 
 from autograd_recipes import theme
-from autograd_recipes.evidence import claims_ledger, matrix_data, matrix_html, matrix_runner, torch_matrix
+from autograd_recipes.claims import claims_ledger
 from autograd_recipes.i18n import first_gloss
+from autograd_recipes.matrix import matrix_data, matrix_html, matrix_runner, torch_matrix
 from autograd_recipes.project import PROJECT
 
 CLAIMS = claims_ledger.load()
@@ -465,7 +466,7 @@ def _planted_recipe_run(folder):
         + "# %%\nprint('last block ran')\nassert True\n",
         encoding="utf-8",
     )
-    command = [sys.executable, "-m", "autograd_recipes.evidence.matrix_runner", "--recipe", str(recipe)]
+    command = [sys.executable, "-m", "autograd_recipes.matrix.matrix_runner", "--recipe", str(recipe)]
     return background.Task(lambda: subprocess.run(command, capture_output=True, text=True, timeout=300))
 
 
@@ -581,7 +582,7 @@ def test_the_versions_page_names_claims_by_their_sentences_in_its_language(built
 
 def _release_read(folder):
     code = (
-        "import sys; from autograd_recipes.evidence import torch_matrix; "
+        "import sys; from autograd_recipes.matrix import torch_matrix; "
         "release = torch_matrix.torch_release(); print(release, 'torch' in sys.modules); "
         "import torch; print(torch.__version__.split('+')[0])"
     )

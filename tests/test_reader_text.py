@@ -11,7 +11,7 @@ import re
 import pytest
 from conftest import LANGUAGES
 
-from autograd_recipes.evidence import claims_ledger
+from autograd_recipes.claims import claims_ledger
 
 IDS = sorted((c["id"] for c in claims_ledger.load(claims_ledger.LEDGER)), key=len, reverse=True)
 PROJECT_WORDS = re.compile(

@@ -46,10 +46,10 @@ from docutils import nodes
 from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/sphinx.po
 
 from autograd_recipes import upstream
+from autograd_recipes.claims.claims import CLAIMS_DOC
 from autograd_recipes.errors import error_families
-from autograd_recipes.evidence import matrix_html, torch_matrix
-from autograd_recipes.evidence.claims import CLAIMS_DOC
-from autograd_recipes.evidence.matrix_html import VERSIONS_DOC, evidence_id
+from autograd_recipes.matrix import matrix_html, torch_matrix
+from autograd_recipes.matrix.matrix_html import VERSIONS_DOC, evidence_id
 from autograd_recipes.pages.page_summary import shorten
 from autograd_recipes.project import PROJECT
 from autograd_recipes.search import ranked
@@ -58,7 +58,7 @@ ERRORS_DOC = "errors"
 # an exception or a warning shown in output: its class, then its message, to the end of the
 # line or to the " | " between the results of one claim's evidence
 SIGHTING = re.compile(r"(?:^|(?<=[\s(]))([A-Za-z_][\w.]*(?:Error|Warning|Exception)): (.+?)(?= \| |$)", re.M)
-# sphinx-gallery's output, myst-nb's cell output, and a claim's evidence (evidence/claims.py)
+# sphinx-gallery's output, myst-nb's cell output, and a claim's evidence (claims/claims.py)
 OUTPUT_CLASSES = {upstream.GALLERY_OUTPUT_CLASS, "output"}
 _BRACKETS = re.compile(r"\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]")  # [torch.FloatTensor [2, 4]]
 _NODE = re.compile(r"\b([A-Z][A-Za-z]*?)(?:Backward\d*)?\b")

@@ -9,7 +9,7 @@ page and a warning names where it came from: ``recipes/<name>.py:<line>`` (the
 block's first line, from sphinx-gallery's "GENERATED FROM PYTHON SOURCE LINES"
 comments) or ``docs/<name>.md:<line>`` (the cell's ``{code-cell}`` line, from
 myst-nb's source map), or the claim's ``id`` line in the ledger (a claim's evidence
-also feeds the search index, where one huge token costs minutes: evidence/claims.py
+also feeds the search index, where one huge token costs minutes: claims/claims.py
 calls ``cap`` for it). The build runs with -W, so it fails. A page that was cut
 is read again on the next build, so a rebuild that changes nothing fails too.
 

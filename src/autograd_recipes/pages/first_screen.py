@@ -2,7 +2,7 @@
 
 What goes under a page's lede is ordered here, in ``UNDER_LEDE``, whichever extension
 adds its part and at whichever event: the downloads line (here), a notebook's download
-(pages/notebook_download.py), the versions banner (evidence/torch_matrix.py). Each
+(pages/notebook_download.py), the versions banner (matrix/torch_matrix.py). Each
 calls ``add_under_lede``.
 
 sphinx-gallery opens each recipe page with a note, "Go to the end to download the

@@ -28,7 +28,7 @@ conditions under which its verdict flips for a reason outside its domain (ids of
 Used by the ``claims`` Sphinx extension at build time, by tests/test_claims.py
 (which runs every control), and on its own to check another torch version:
 
-    python src/autograd_recipes/evidence/claims_ledger.py [LEDGER]    # table of differing verdicts; exit 1 if any
+    python src/autograd_recipes/claims/claims_ledger.py [LEDGER]    # table of differing verdicts; exit 1 if any
 """
 
 import ast

@@ -15,7 +15,7 @@ from pathlib import Path
 import polib
 from sphinx.locale import _  # Korean: locales/ko/LC_MESSAGES/sphinx.po
 
-from autograd_recipes.evidence import ambient_conditions, claims_ledger
+from autograd_recipes.claims import ambient_conditions, claims_ledger
 from autograd_recipes.project import PROJECT, torch_version
 
 

@@ -1,5 +1,5 @@
 """The torch matrix's environments: one per release, made, filled, run and removed in turn
-(``nox -s matrix``; ``python -m autograd_recipes.evidence.matrix_envs [RELEASE ...] [--list]
+(``nox -s matrix``; ``python -m autograd_recipes.matrix.matrix_envs [RELEASE ...] [--list]
 [--stale] [--strict]``).
 
 Each release gets a virtual environment of its own, with the package alone (``--no-deps``:
@@ -22,7 +22,7 @@ from pathlib import Path
 from autograd_recipes import installers
 
 ENVS = Path(".nox") / "matrix-envs"  # one at a time, removed after its run
-RUNNER = ["-m", "autograd_recipes.evidence.matrix_runner"]
+RUNNER = ["-m", "autograd_recipes.matrix.matrix_runner"]
 PACKAGE_ALONE = ("--no-deps", "-e", ".")  # the machinery without its dependencies
 FIRST_RELEASE = (2, 0)
 INSTALL_ATTEMPTS = 3  # a download cut by a network timeout is tried again
@@ -123,7 +123,7 @@ def main(argv=None):
         ).stdout
         releases = newest_patches(listed)
         if releases is None:
-            sys.exit(f"autograd_recipes.evidence.matrix_envs: pip could not list torch's releases:\n{listed}")
+            sys.exit(f"autograd_recipes.matrix.matrix_envs: pip could not list torch's releases:\n{listed}")
     if args.list:
         print(json.dumps(releases))
         return 0

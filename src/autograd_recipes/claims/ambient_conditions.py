@@ -18,7 +18,7 @@ that links it then say it, see claim_links), or as out of the claim's domain
 results in ``docs/conditions/torch-<version>.json``; the claims page reads them, and
 the build warns where a record is missing, stale or unexplained.
 
-    python -m autograd_recipes.evidence.ambient_conditions [--check ID ...]
+    python -m autograd_recipes.claims.ambient_conditions [--check ID ...]
 """
 
 import contextlib
@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograd_recipes.evidence import claims_ledger
+from autograd_recipes.claims import claims_ledger
 
 RECORDS = claims_ledger.LEDGER.parent / "conditions"
 TIMEOUT = 60  # seconds per run; the ledger's own ``timeout`` wins

@@ -31,7 +31,7 @@ from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from autograd_recipes.evidence import ambient_conditions, claim_scope, claims_ledger, claims_runner
+from autograd_recipes.claims import ambient_conditions, claim_scope, claims_ledger, claims_runner
 from autograd_recipes.execution import output_cap
 from autograd_recipes.project import ROOT, source_file, torch_version
 
@@ -40,7 +40,7 @@ CLAIMS_DOC = "claims"
 # the code a claim runs in
 RUNNER_SOURCES = tuple(
     f"autograd_recipes.{name}"
-    for name in ("evidence.claims_ledger", "evidence.claims_runner", "execution.torch_state")
+    for name in ("claims.claims_ledger", "claims.claims_runner", "execution.torch_state")
 )
 
 

@@ -25,7 +25,7 @@ from sphinx.locale import _  # Korean: locales/ko/LC_MESSAGES/sphinx.po
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxRole
 
-from autograd_recipes.evidence import claim_scope, claims_ledger
+from autograd_recipes.claims import claim_scope, claims_ledger
 from autograd_recipes.project import PROJECT
 
 logger = logging.getLogger(__name__)

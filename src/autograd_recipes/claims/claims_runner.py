@@ -15,7 +15,7 @@ What the page cells a claim uses change (the guide's memory meter sets
 KINETO_LOG_LEVEL) is the page's setup, not the claim's doing: not reported, but put
 back all the same.
 
-Child protocol: ``python -m autograd_recipes.evidence.claims_runner --child LEDGER RESULTS
+Child protocol: ``python -m autograd_recipes.claims.claims_runner --child LEDGER RESULTS
 TIMEOUT PARENT_PID [ID...]`` runs the listed claims (all if none) and appends JSON lines to
 RESULTS: ``{"start": id}`` before a claim, ``{"id", "verdict", "evidence"}`` after it.
 Without ``--child`` (``nox -s claims``): the ledger run on this torch, and the claims whose
@@ -31,7 +31,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autograd_recipes.evidence import claims_ledger
+from autograd_recipes.claims import claims_ledger
 
 WATCHDOG_GRACE = 10
 # The parent's last resort, for a child stuck outside any claim (importing torch on a
@@ -62,7 +62,7 @@ def _run(claims, ledger, timeout):
                     [
                         sys.executable,
                         "-m",
-                        "autograd_recipes.evidence.claims_runner",
+                        "autograd_recipes.claims.claims_runner",
                         "--child",
                         str(Path(ledger).resolve()),
                         str(out),

@@ -3,7 +3,7 @@
 ``nox -s matrix`` installs one torch release at a time in an environment of its
 own and runs, with that environment's Python::
 
-    python src/autograd_recipes/evidence/matrix_runner.py RELEASE [--install-seconds S] [--out DIR]
+    python src/autograd_recipes/matrix/matrix_runner.py RELEASE [--install-seconds S] [--out DIR]
 
 The claims run as the build runs them (claims_runner: own process, time
 limits). Each recipe runs as a standalone script in a process of its own, its
@@ -36,7 +36,7 @@ import time
 import traceback
 from pathlib import Path
 
-from autograd_recipes.evidence import matrix_data
+from autograd_recipes.matrix import matrix_data
 from autograd_recipes.project import PROJECT, ROOT
 
 RECIPE_TIMEOUT = 300  # seconds for one recipe on one release
@@ -215,7 +215,7 @@ def _in_child(flag, path):
     started = time.monotonic()
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "autograd_recipes.evidence.matrix_runner", flag, str(path)],
+            [sys.executable, "-m", "autograd_recipes.matrix.matrix_runner", flag, str(path)],
             capture_output=True,
             text=True,
             timeout=RECIPE_TIMEOUT,
@@ -245,7 +245,7 @@ def run_release(release, install_seconds=None, reuse=None):
     that has not changed since are kept; only the rest runs, and the record says when."""
     import torch
 
-    from autograd_recipes.evidence import claims_ledger, claims_runner
+    from autograd_recipes.claims import claims_ledger, claims_runner
 
     started = time.monotonic()
     record = provenance(release, torch=torch.__version__, status="ok")
@@ -342,7 +342,7 @@ def main(argv=None):
             return 0
         matrix_data.write(provenance(args.release, status="not run", reason=args.not_run), args.out)
         return 0
-    from autograd_recipes.evidence import claims_ledger
+    from autograd_recipes.claims import claims_ledger
 
     previous_path = matrix_data.data_file(args.release, args.out)
     previous = json.loads(previous_path.read_text(encoding="utf-8")) if previous_path.exists() else None

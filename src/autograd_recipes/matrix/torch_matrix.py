@@ -35,8 +35,10 @@ from sphinx.locale import _
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from autograd_recipes.evidence import claims, claims_ledger, matrix_data
-from autograd_recipes.evidence.matrix_html import (
+from autograd_recipes.claims import claims, claims_ledger
+from autograd_recipes.i18n import translation_guard
+from autograd_recipes.matrix import matrix_data
+from autograd_recipes.matrix.matrix_html import (
     VERSIONS_DOC,
     evidence_html,
     news,
@@ -46,7 +48,6 @@ from autograd_recipes.evidence.matrix_html import (
     summary,
     table_html,
 )
-from autograd_recipes.i18n import translation_guard
 from autograd_recipes.pages import first_screen
 from autograd_recipes.project import PROJECT, source_file, torch_version
 
@@ -115,7 +116,7 @@ def _state(app):
 
 def digest(app):
     """Changes when the data, the ledger, a recipe or this code changes: pages are rebuilt."""
-    code = [Path(__file__), source_file("autograd_recipes.evidence.matrix_html")]
+    code = [Path(__file__), source_file("autograd_recipes.matrix.matrix_html")]
     parts = [*(p.read_bytes() for p in code), Path(app.config.claims_ledger).read_bytes()]
     catalog = claims_catalog(app)  # the claims' sentences, which name their rows
     parts += [catalog.read_bytes()] if catalog else []

@@ -13,7 +13,8 @@ import html
 from docutils import nodes
 from sphinx.locale import _
 
-from autograd_recipes.evidence import claims, matrix_data
+from autograd_recipes.claims import claims
+from autograd_recipes.matrix import matrix_data
 from autograd_recipes.project import PROJECT
 
 VERSIONS_DOC = "versions"

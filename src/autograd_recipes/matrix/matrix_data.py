@@ -31,7 +31,7 @@ import json
 import re
 from pathlib import Path
 
-from autograd_recipes.evidence import claims_ledger
+from autograd_recipes.claims import claims_ledger
 from autograd_recipes.project import PROJECT
 
 DOCS = PROJECT.docs
