@@ -186,7 +186,7 @@ def second_tiny_build():
 def pytest_sessionfinish(session, exitstatus):
     """End the builds still running (a session stopped early needs none of them).
 
-    Record a whole run's time for `nox -s bench` (build/test-artifacts/suite.json in the
+    Record a whole run's time (build/test-artifacts/suite.json in the
     checkout); runs of a selection (-k, paths, -x stops) are not the suite and are not recorded."""
     import datetime
     import json
