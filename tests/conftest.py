@@ -184,35 +184,17 @@ def second_tiny_build():
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """End the builds still running (a session stopped early needs none of them).
-
-    Record a whole run's time (build/test-artifacts/suite.json in the
-    checkout); runs of a selection (-k, paths, -x stops) are not the suite and are not recorded."""
-    import datetime
-    import json
-    import time
-
+    """End the builds still running (a session stopped early needs none of them); after a
+    whole run (not a selection: -k, paths), measure the host's speed for the summary."""
     JOBS.stop()
     config = session.config
     if config.option.keyword or config.option.markexpr or config.args != config.getini("testpaths"):
         return
-    started = config.stash.get(_STARTED, None)
-    if started is None or session.testscollected == 0:
-        return
-    record = {
-        "seconds": round(time.monotonic() - started, 1),
-        "tests": session.testscollected,
-        "outcome": "passed" if exitstatus == 0 else f"failed ({session.testsfailed} failed)",
-        "finished": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+    if session.testscollected:
         # measured after the run (every build ended), so that it adds nothing to the run's time
-        "torch_import_cpu_seconds": config.stash.setdefault(_REFERENCE, machine_reference()),
-    }
-    folder = ROOT / "build" / "test-artifacts"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "suite.json").write_text(json.dumps(record, indent=1))
+        config.stash[_REFERENCE] = machine_reference()
 
 
-_STARTED = pytest.StashKey()
 _REFERENCE = pytest.StashKey()
 
 
@@ -241,12 +223,6 @@ def machine_reference():
     subprocess.run([sys.executable, "-c", "import torch"], check=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 2)
-
-
-def pytest_configure(config):
-    import time
-
-    config.stash[_STARTED] = time.monotonic()
 
 
 @pytest.fixture(scope="session")

@@ -211,13 +211,16 @@ def test_hidden_lines_pair_up_and_stay_out_of_prose():
     """The markers' checks, which name the line: paired markers hide their lines and the rest is
     dedented; an unpaired marker, or one in a block's prose (sphinx-gallery would read it as
     text and lose the pair), is reported with its line."""
-    from autograd_recipes.pages import shown_code
+    from autograd_recipes import hidden_lines
 
     start, end = "# sphinx_gallery_start_ignore", "# sphinx_gallery_end_ignore"
     code = f"{start}\nwith check():\n    {end}\n    w.add_(1)"
-    assert shown_code.shown(code) == ("w.add_(1)", None)
-    assert shown_code.shown(f"x = 1\n{start}\ny = 2")[1] == (2, "sphinx_gallery_start_ignore without an end")
-    assert shown_code.shown(f"{end}\nx = 1")[1] == (1, "sphinx_gallery_end_ignore without a start")
+    assert hidden_lines.shown(code) == ("w.add_(1)", None)
+    assert hidden_lines.shown(f"x = 1\n{start}\ny = 2")[1] == (
+        2,
+        "sphinx_gallery_start_ignore without an end",
+    )
+    assert hidden_lines.shown(f"{end}\nx = 1")[1] == (1, "sphinx_gallery_end_ignore without a start")
     prose = f"# %%\n# Some prose\n{start}\nx = 1\n{end}\n"
-    assert shown_code.recipe_problem(prose)[0] == 3
-    assert shown_code.recipe_problem(prose.replace("prose\n", "prose\n\n")) is None
+    assert hidden_lines.recipe_problem(prose)[0] == 3
+    assert hidden_lines.recipe_problem(prose.replace("prose\n", "prose\n\n")) is None

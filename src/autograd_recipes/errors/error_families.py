@@ -36,11 +36,8 @@ logger = logging.getLogger(__name__)
 NO_NODE = "(none)"  # :nodes: of a situation whose messages name no node
 
 
-def _makers():
-    """The modules whose code writes the errors page and its search data."""
-    import sys
-
-    return (sys.modules[__name__], sys.modules["autograd_recipes.errors.error_index"], ranked)
+# the code that writes the errors page and its search data: a change to it writes them again
+MAKERS = (Path(__file__), Path(__file__).with_name("error_index.py"), Path(ranked.__file__))
 
 
 class error_family(nodes.General, nodes.Element):
@@ -63,8 +60,8 @@ class ErrorFamily(SphinxDirective):
             raise self.error(f"error-family: :match: is no regular expression ({err}): {pattern!r}") from err
         for path in sorted(Path(self.config.torch_matrix_dir).glob("*.json")):
             self.env.note_dependency(str(path))  # its wordings come from the matrix
-        for module in _makers():  # a change to the code that fills the page writes it again
-            self.env.note_dependency(module.__file__)
+        for path in MAKERS:
+            self.env.note_dependency(str(path))
         family = error_family(match=pattern)
         self.set_source_info(family)
         self.state.nested_parse(self.content, self.content_offset, family)

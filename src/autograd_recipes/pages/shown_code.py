@@ -32,7 +32,7 @@ import polib
 from docutils import nodes
 from sphinx.util import logging
 
-from autograd_recipes.hidden_lines import END, START, recipe_problem, shown  # noqa: F401 (shown_code's API)
+from autograd_recipes.hidden_lines import shown
 from autograd_recipes.i18n.site_languages import source_language
 
 logger = logging.getLogger(__name__)
