@@ -23,6 +23,7 @@ extensions = [
     "sphinx_copybutton",
     "autograd_recipes.pages.mathml",
     "autograd_recipes.pages.notebook_download",
+    "autograd_recipes.pages.standalone_downloads",
     "autograd_recipes.execution.output_cap",
     "autograd_recipes.pages.shown_code",
     "autograd_recipes.pages.first_screen",
@@ -110,12 +111,11 @@ html_show_sphinx = False
 html_math_renderer = "mathml"  # formulas as MathML at build time: no MathJax CDN
 
 # --- sphinx-gallery: the recipes -----------------------------------------------
-RECIPE_PREFIX = "plot_"  # recipes/plot_*.py are the recipes; the rest of recipes/ is their helpers
+RECIPE_PREFIX = "plot_"  # recipes/plot_*.py are the recipes
 sphinx_gallery_conf = {
     "examples_dirs": "../recipes",
     "gallery_dirs": "recipes",
     "filename_pattern": "/" + RECIPE_PREFIX,
-    "ignore_pattern": r"__init__\.py|^autograd_graph\.py$",  # the recipes' drawing helper, not a recipe
     "within_subsection_order": "FileNameSortKey",
     # a section (recipes/field/ with its README.rst) is a heading of the one gallery page,
     # not a page of its own
@@ -161,6 +161,7 @@ nb_ipywidgets_js = {}
 myst_enable_extensions = ["dollarmath", "colon_fence"]
 # each notebook page offers its source with the outputs of the cached run (never empty)
 notebook_download_dir = str(ROOT / "build" / "notebooks")  # outside the published tree
+recipe_download_dir = str(ROOT / "build" / "downloads")  # the same, for the recipes' downloads
 
 # --- output of recipes and notebooks ----------------------------------------------
 # per recipe code block and per notebook cell; more is cut on the page and fails the build

@@ -22,35 +22,10 @@ keeps that protection.
 # the forward pass. Each error on this page is raised when the page is built,
 # and the build checks its type and message (the downloadable script shows how).
 
-# sphinx_gallery_start_ignore
-import contextlib
-
-# sphinx_gallery_end_ignore
 import torch
 
 # sphinx_gallery_start_ignore
-
-
-@contextlib.contextmanager
-def expect_error(kind, text):
-    want = f"expected {kind.__name__} with {text!r}"
-    try:
-        yield
-    except Exception as err:
-        if type(err) is not kind or text not in str(err):
-            raise AssertionError(f"{want}, got {type(err).__name__}: {err}") from err
-        print(f"{kind.__name__}: {err}")
-    else:
-        raise AssertionError(f"{want}; nothing was raised")
-
-
-try:  # the site's drawing of the graph; nothing for your code
-    from autograd_graph import show_graph
-except ImportError:
-
-    def show_graph(tensor, *written):
-        pass
-
+from autograd_recipes.kit import expect_error, show_graph
 
 # sphinx_gallery_end_ignore
 decay = 0.9

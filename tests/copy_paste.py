@@ -5,7 +5,7 @@
 the page shows below it (sphinx-gallery's ``sphx-glr-script-out``, myst-nb's
 ``cell_output``). ``run_pages`` runs each page's blocks in order in a new Python process
 (forked from one isolated (``-I``) interpreter that has imported torch), in an empty folder, so that nothing the site has beside its
-pages (``autograd_graph.py``, the build's setup cells) is importable: a name the
+pages (the site's kit, the build's setup cells) is importable: a name the
 page does not define is a NameError, as in the reader's code. Each block's last
 expression is shown as the page's runners show it (its repr), and an exception is
 what the interpreter would end with: ``Type: message``.
@@ -32,6 +32,7 @@ import torch
 # the first optimizer made in a process imports torch._dynamo (about 0.8 s): made once here,
 # every child has it already; what a block prints does not change
 torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)
+sys.modules["autograd_recipes"] = None  # a reader has not installed this site's package
 
 def run(blocks):
     namespace = {"__name__": "__main__"}

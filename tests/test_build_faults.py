@@ -20,8 +20,7 @@ import background
 import pytest
 from background import snapshot
 from conftest import JOBS, background_build, build_site, seeded_tiny
-from test_recipes import expect_error_source
-from tiny import NOTEBOOK, RECIPES, TINY, tiny_project
+from tiny import NOTEBOOK, RECIPES, tiny_project
 
 from autograd_recipes.claims import claims_ledger
 
@@ -141,7 +140,7 @@ HANGING_NOTEBOOK = planted_notebook(
 
 
 def recipe(title, body):
-    """A recipe's text: its docstring, the expect_error the site's recipes use, then ``body``."""
+    """A recipe's text: its docstring, the kit's import the site's recipes have, then ``body``."""
     return (
         f'"""\n{title}\n{"=" * len(title)}\n\nA recipe planted by the fault build.\n"""\n\n'
         + EXPECT_ERROR
@@ -149,12 +148,10 @@ def recipe(title, body):
     )
 
 
-# the helper every recipe carries (test_recipes checks the site's copies are one), taken
-# from the tiny site's first recipe
+# the kit's import every recipe has, hidden as the site's recipes hide it
 EXPECT_ERROR = (
-    "import contextlib\n\nimport torch\n\n\n"
-    + expect_error_source((TINY / RECIPES[0]).read_text(encoding="utf-8")).rstrip()
-    + "\n\n\n"
+    "import torch\n\n# sphinx_gallery_start_ignore\nfrom autograd_recipes.kit import expect_error\n\n"
+    "# sphinx_gallery_end_ignore\n"
 )
 
 # Recipes planted beside the tiny site's two: the first leaves torch settings behind (and
@@ -788,7 +785,7 @@ def test_incomplete_site_is_reported_page_by_page(tiny_site, tmp_path):
 
     html = tmp_path / "project" / "build" / "html"
     shutil.copytree(tiny_site[0], html.parent.parent)
-    script = "from autograd_recipes.publish import build; print(build.missing_pages(build.ROOT / 'build/html', build.LANGUAGES))"
+    script = "from autograd_recipes.publish import build; print(build.missing_pages(build.PROJECT.root / 'build/html', build.PROJECT.languages))"
     assert _in(html.parent.parent, script) == "[]"
     (html / "ko/recipes/plot_02_clone_first.html").unlink()
     (html / "en/claims.html").write_text("")

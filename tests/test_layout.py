@@ -56,7 +56,7 @@ def imports():
 
 def layer_of(module):
     parts = module.split(".")
-    return parts[1] if len(parts) > 2 and (PACKAGE / parts[1]).is_dir() else "base"
+    return parts[1] if len(parts) >= 2 and (PACKAGE / parts[1]).is_dir() else "base"
 
 
 def test_every_folder_of_the_package_is_a_layer_of_the_readme():
@@ -112,3 +112,23 @@ def test_the_checks_find_an_upward_import_and_a_circle():
         "autograd_recipes.project (base) imports autograd_recipes.pages.a (pages)",
     ]
     assert len(cycles(graph)) == 3  # the one circle, from each of its modules
+
+
+def test_every_module_imports_outside_a_checkout(tmp_path):
+    """The project is looked up when a fact about it is first asked for, not when a module is
+    imported (project.py): a download's reader, or a tool run elsewhere, imports any module.
+    Control: asking for the project there says what is missing."""
+    import subprocess
+    import sys
+
+    script = (
+        "import importlib, pkgutil, autograd_recipes\n"
+        "for m in pkgutil.walk_packages(autograd_recipes.__path__, 'autograd_recipes.'):\n"
+        "    importlib.import_module(m.name)\n"
+        "print('imported')\n"
+        "from autograd_recipes.project import PROJECT\n"
+        "PROJECT.languages\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True)
+    assert done.stdout == "imported\n", done.stderr
+    assert done.returncode == 1 and f"no conf.py in {tmp_path} or above it" in done.stderr, done.stderr

@@ -3,16 +3,15 @@
 import ast
 import json
 import re
-import shutil
 import subprocess
 import sys
 
 import background
 import pytest
-from conftest import FIELD_RECIPES, JOBS, RECIPES, ROOT
+from conftest import FIELD_RECIPES, JOBS, RECIPES
 
-# recipes/autograd_graph.py: the pictures' drawer; a recipe runs without it
-from autograd_recipes.project import DRAWER, PROJECT
+from autograd_recipes import hidden_lines
+from autograd_recipes.project import PROJECT
 
 
 def test_recipes_are_numbered_in_order():
@@ -22,89 +21,28 @@ def test_recipes_are_numbered_in_order():
 
 
 @pytest.mark.parametrize("recipe", RECIPES, ids=lambda p: p.stem)
-def test_recipe_imports_only_torch_and_the_standard_library(recipe):
-    """Besides those, only the drawer of the site's pictures, and only where its absence is
-    caught (``try: ... except ImportError``): a recipe copied on its own still runs."""
-    tree = ast.parse(recipe.read_text(), filename=str(recipe))
-    optional = {
-        id(node)
-        for handler_block in ast.walk(tree)
-        if isinstance(handler_block, ast.Try)
-        and any(getattr(h.type, "id", None) == "ImportError" for h in handler_block.handlers)
-        for node in handler_block.body
-    }
+def test_recipe_imports_only_torch_the_standard_library_and_the_kit(recipe):
+    """Besides those, only the site's kit, in a hidden line: the downloads carry its code
+    instead (kit/standalone.py), and the page shows no line of it."""
+    source = recipe.read_text()
     imported = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(ast.parse(source, filename=str(recipe))):
         if isinstance(node, ast.Import):
             imported |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and not (node.module == DRAWER and id(node) in optional):
+        elif isinstance(node, ast.ImportFrom) and node.module != "autograd_recipes.kit":
             imported.add(node.module.split(".")[0])
     outside = imported - set(sys.stdlib_module_names) - {"torch"}
     assert not outside, f"{recipe.name} imports {sorted(outside)}"
+    assert "autograd_recipes" not in hidden_lines.shown(source)[0], "the kit's import is hidden"
 
 
-def drawer_fallback_source(text):
-    match = re.search(
-        rf"\ntry:(?:  #[^\n]*)?\n    from {DRAWER} import show_graph\nexcept ImportError:.*?\n(?=\S)",
-        text,
-        re.S,
-    )
-    assert match, "no guarded import of show_graph"
-    return match.group(0)
-
-
-def test_every_page_carries_the_same_drawer_fallback():
-    copies = {p.name: drawer_fallback_source(p.read_text()) for p in RECIPES}
-    copies["inplace_overview.md"] = drawer_fallback_source(
-        (ROOT / "docs" / "inplace_overview.md").read_text()
-    )
-    assert len(set(copies.values())) == 1, copies
-
-
-def _alone(folder):
-    """One recipe run on its own in a folder, and beside the drawer (two interpreters)."""
-    recipe = next(r for r in RECIPES if "show_graph(" in r.read_text())
-    alone, beside = folder / "alone", folder / "beside"  # beside: the drawer next to it
-    for place in (alone, beside):
-        place.mkdir()
-        (place / recipe.name).write_text(recipe.read_text() + "\nprint('drawer:', show_graph.__module__)\n")
-    shutil.copy(recipe.parent / f"{DRAWER}.py", beside)
-
-    def work():
-        return {
-            place.name: subprocess.run(
-                [sys.executable, str(place / recipe.name)], capture_output=True, text=True, timeout=600
-            )
-            for place in (alone, beside)
-        }
-
-    return background.Task(work)
-
-
-JOBS.register("recipe alone", "alone_runs", _alone)
-
-
-alone_runs = JOBS.fixture("recipe alone")
-
-
-def test_a_recipe_copied_alone_runs_without_the_drawer(alone_runs):
-    """What a reader who downloads one recipe gets: the same run, without the pictures.
-    Control: beside the drawer, the same recipe's show_graph is the drawer's."""
-    runs = alone_runs
-    assert runs["alone"].returncode == 0, runs["alone"].stderr
-    assert runs["alone"].stdout.rstrip().endswith("drawer: __main__")
-    assert runs["beside"].stdout.rstrip().endswith(f"drawer: {DRAWER}")
-    without = runs["alone"].stdout.rsplit("drawer:", 1)[0]
-    assert without == runs["beside"].stdout.rsplit("drawer:", 1)[0], "the pictures change no output"
-
-
-# One interpreter imports torch (all a recipe may import besides the standard library),
-# then forks a child per recipe that runs it as ``python recipe.py`` would: as __main__,
-# with fresh globals, argv = [its path], from an unrelated working directory, and the
-# drawer importable (recipes/autograd_graph.py, loaded under its module name, as the build
-# loads it for the recipes of every section). Forking saves each recipe the seconds of importing torch again.
+# One interpreter imports torch (all a recipe may import besides the standard library and
+# the kit), then forks a child per recipe that runs it as ``python recipes/…/plot_x.py``
+# would: as __main__, with fresh globals, argv = [its path], from an unrelated working
+# directory, the kit imported from the checkout's package, and AUTOGRAD_RECIPES_GRAPHS set to
+# a folder of its own, where the kit's show_graph writes each picture. Forking saves each
+# recipe the seconds of importing torch again.
 RUNNER = """
-import importlib.util
 import json
 import os
 import runpy
@@ -116,16 +54,13 @@ import torch
 torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)
 
 results = {}
-drawer = sys.argv[1]
-for path, out in zip(sys.argv[2::2], sys.argv[3::2]):
+for path, out in zip(sys.argv[1::2], sys.argv[2::2]):
     pid = os.fork()
     if pid == 0:
         with open(out + ".stdout", "w") as stdout, open(out + ".stderr", "w") as stderr:
             os.dup2(stdout.fileno(), 1), os.dup2(stderr.fileno(), 2)
         sys.argv = [path]
-        spec = importlib.util.spec_from_file_location("DRAWER", drawer)
-        sys.modules["DRAWER"] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules["DRAWER"])
+        os.environ["AUTOGRAD_RECIPES_GRAPHS"] = out + ".graphs"
         try:
             runpy.run_path(path, run_name="__main__")
             code = 0
@@ -138,12 +73,11 @@ for path, out in zip(sys.argv[2::2], sys.argv[3::2]):
         os._exit(code)
     results[path] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 print(json.dumps(results))
-""".replace("DRAWER", DRAWER)
+"""
 
 
 def _plain(folder):
-    drawer = PROJECT.recipes_dir / f"{DRAWER}.py"
-    arguments = [str(drawer)] + [a for recipe in RECIPES for a in (str(recipe), str(folder / recipe.stem))]
+    arguments = [a for recipe in RECIPES for a in (str(recipe), str(folder / recipe.stem))]
 
     def work():
         result = subprocess.run(
@@ -159,6 +93,7 @@ def _plain(folder):
             recipe: (
                 codes[str(recipe)],
                 *((folder / f"{recipe.stem}.{s}").read_text() for s in ("stdout", "stderr")),
+                sorted((folder / f"{recipe.stem}.graphs").glob("*.svg")),
             )
             for recipe in RECIPES
         }
@@ -173,11 +108,17 @@ plain_runs = JOBS.fixture("plain runs")
 
 
 @pytest.mark.parametrize("recipe", RECIPES, ids=lambda p: p.stem)
-def test_recipe_runs_with_plain_python(plain_runs, recipe):
-    code, stdout, stderr = plain_runs[recipe]
+def test_recipe_runs_with_plain_python_and_draws_from_the_checkout(plain_runs, built_site, recipe):
+    """Each picture of the page is drawn by the plain run too, with the kit of the checkout
+    (the field recipes, a folder further down, included)."""
+    code, stdout, stderr, pictures = plain_runs[recipe]
     assert code == 0, stderr
     assert stdout, "a recipe prints what it shows"
     assert stderr == "", stderr  # no warnings leak onto the page
+    page = built_site[0] / "build" / "html" / "en" / f"{PROJECT.recipe_docname(recipe)}.html"
+    figures = page.read_text(encoding="utf-8").count('<figure class="autograd-graph">')
+    assert len(pictures) == figures, (len(pictures), figures)
+    assert all(p.read_text(encoding="utf-8").startswith("<svg") for p in pictures)
 
 
 @pytest.mark.parametrize("recipe", RECIPES, ids=lambda p: p.stem)
@@ -194,20 +135,6 @@ def test_recipe_demonstrates_a_pitfall_and_a_checked_fix(recipe):
         assert "silently" in docstring, "shows a real error, or says the pitfall is silent"
         assert asserts >= 2, "asserts the silent wrong result and the fix"
     assert asserts, "checks the safe version"
-
-
-def expect_error_source(text):
-    match = re.search(r"@contextlib\.contextmanager\ndef expect_error\(.*?\n(?=\S)", text, re.S)
-    assert match, "no expect_error helper"
-    return match.group(0)
-
-
-def test_every_page_carries_the_same_expect_error():
-    """Each recipe must run alone, so each carries the helper: the copies may not drift apart."""
-    copies = {p.name: expect_error_source(p.read_text()) for p in RECIPES}
-    for notebook in ("inplace_overview.md", "no_grad_guide.md"):
-        copies[notebook] = expect_error_source((ROOT / "docs" / notebook).read_text())
-    assert len(set(copies.values())) == 1, copies
 
 
 THREAD = re.compile(r"<https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+>`__")

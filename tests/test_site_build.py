@@ -3,6 +3,7 @@
 import ast
 import html as html_text
 import json
+import os
 import re
 import sqlite3
 from pathlib import Path
@@ -83,43 +84,17 @@ def test_every_page_has_one_viewport_tag(built_site):
 
 
 @pytest.mark.parametrize("recipe", RECIPES, ids=lambda p: p.stem)
-def test_recipe_page_has_run_output_runtime_and_downloads(built_site, recipe):
+def test_recipe_page_shows_its_run_time_and_no_build_path(built_site, recipe):
+    """What its run printed is the copy test's (tests/test_copy_paste.py), its downloads the
+    downloads test's (tests/test_downloads.py)."""
     project, code, output = built_site
     assert code == 0, output
     page = html(project, f"{PROJECT.recipe_docname(recipe)}.html")
-    # output blocks captured from the build's own run
-    outputs = re.findall(r'<div class="sphx-glr-script-out.*?<pre>(.*?)</pre>', page, re.S)
-    assert outputs, "no captured output"
-    # every expect_error snippet printed the real exception type and message
-    for kind in set(re.findall(r"with expect_error\((\w+),", recipe.read_text())):
-        assert re.search(rf"{kind}: \w+", " ".join(outputs)), kind
     assert "/work/" not in page and "/tmp/" not in page, "absolute build path on the page"
     runtime = re.search(
         r'Run time when this site was built:</strong> <span class="measured">([\d.]+ m?s)</span>', page
     )
     assert runtime, "run time missing"
-    assert f"{recipe.stem}.py" in page and f"{recipe.stem}.ipynb" in page
-    assert (project / "build/html/en/_downloads").exists()
-
-
-def test_error_messages_on_pages_come_from_the_installed_torch(built_site):
-    project, code, output = built_site
-    import torch
-
-    w = torch.zeros(1, requires_grad=True)
-    with pytest.raises(RuntimeError) as caught:
-        w.add_(1)
-    real_message = str(caught.value)
-    page = html(project, "recipes/plot_01_manual_weight_update.html")
-    assert f"RuntimeError: {real_message}" in page
-
-
-def test_overview_page_is_executed(built_site):
-    project, code, output = built_site
-    page = html(project, "inplace_overview.html")
-    assert page.count('class="cell_output') >= 8
-    assert "RuntimeError: a leaf Variable that requires grad" in page
-    assert "modified by an inplace operation" in page
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
@@ -279,22 +254,25 @@ def test_torch_upgrade_runs_every_recipe_and_notebook_again(upgraded_build):
     assert set(re.findall(r"Checked on torch ([^\s:]+): \d+ claims", claims)) == {"2.99.0"}, claims[:3000]
 
 
-def test_the_outputs_key_reads_the_drawer_of_the_project_being_built(tmp_path):
-    """A copy's changed drawer (recipes/autograd_graph.py) changes the key its recipes' outputs
-    are kept under, whatever checkout the package is installed from."""
+def test_the_outputs_key_reads_the_kit_the_recipes_import(tmp_path):
+    """A changed kit (autograd_recipes/kit/graph.py, which every recipe and notebook imports)
+    changes the key the executed outputs are kept under: the package is imported from a copy
+    of it, unchanged and then changed."""
     import shutil
     import subprocess
     import sys
 
+    from autograd_recipes.project import PACKAGE
+
     script = "from autograd_recipes.execution import cache_key; print(cache_key.environment_key())"
     keys = []
     for name, extra in (("same", ""), ("changed", "\n# a changed drawer\n")):
-        copy = tmp_path / name
-        (copy / "recipes").mkdir(parents=True)
-        shutil.copy(ROOT / "conf.py", copy)
-        drawer = (ROOT / "recipes" / "autograd_graph.py").read_text(encoding="utf-8")
-        (copy / "recipes" / "autograd_graph.py").write_text(drawer + extra, encoding="utf-8")
-        done = subprocess.run([sys.executable, "-c", script], cwd=copy, capture_output=True, text=True)
+        package = tmp_path / name / "autograd_recipes"
+        shutil.copytree(PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
+        with open(package / "kit" / "graph.py", "a", encoding="utf-8") as drawer:
+            drawer.write(extra)
+        env = {**os.environ, "PYTHONPATH": str(package.parent)}
+        done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         keys.append(done.stdout.strip())
     here = subprocess.run(

@@ -1,8 +1,8 @@
 """The tiny site (tests/tinysite): a fixture project the plumbing tests build copies of.
 
 A copy is the tiny site's own pages, recipes, claims, matrix records and catalogs, plus
-the real site's files that a project holds besides the package: conf.py, the root pages,
-the recipes' graph drawer and the catalog of interface strings. So the tests exercise the configuration the site is built
+the real site's files that a project holds besides the package: conf.py, the root pages
+and the catalog of interface strings. So the tests exercise the configuration the site is built
 with, on content of a few lines.
 """
 
@@ -15,7 +15,6 @@ TINY = Path(__file__).resolve().parent / "tinysite"
 FROM_THE_SITE = (
     "conf.py",
     "docs/_root",
-    "recipes/autograd_graph.py",
     "locales/ko/LC_MESSAGES/sphinx.po",  # the package's interface strings, not a page's
 )
 RECIPES = ("recipes/plot_01_leaf_update.py", "recipes/plot_02_clone_first.py")

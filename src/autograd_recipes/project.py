@@ -11,20 +11,21 @@ it; the notebooks' kernels and the claims runner run in a folder under build/run
 the recipes are and what makes a file a recipe, the gallery's folder, the notebooks. The
 build, the extensions, the catalog check, bench, lighthouse, the torch matrix and the
 tests read these facts here, so each is written once, in conf.py.
+
+Nothing is looked up when this module is imported: the root is found, and conf.py read, the
+first time a fact is asked for. So every module imports anywhere (a recipe's download, a
+tool run outside a checkout), and only a command that needs the project says it is missing.
 """
 
 import importlib.metadata
 import importlib.util
 import runpy
-import sys
 import tempfile
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 # sphinx-gallery's names for the file its gallery index is made from, in the order it looks
 GALLERY_HEADERS = ("GALLERY_HEADER.rst", "GALLERY_HEADER.txt", "README.rst", "README.txt")
-DRAWER = "autograd_graph"  # the recipes' graph drawer, recipes/autograd_graph.py
 NOTEBOOK_FORMAT = "file_format: mystnb"  # the front matter of a page of docs/ that myst-nb executes
 
 
@@ -41,9 +42,16 @@ def find_root(start=None):
     raise NotAProject(f"no conf.py in {here} or above it: run this from the project's root folder")
 
 
-@dataclass(frozen=True)
 class Project:
-    root: Path
+    """The project at ``root``, or, by default, the one the working directory is in (found
+    when first needed)."""
+
+    def __init__(self, root=None):
+        self._root = root
+
+    @cached_property
+    def root(self):
+        return Path(self._root).resolve() if self._root is not None else find_root()
 
     @cached_property
     def config(self):
@@ -124,17 +132,6 @@ class Project:
             if NOTEBOOK_FORMAT in p.read_text(encoding="utf-8")[:300]
         )
 
-    def drawer(self):
-        """recipes/autograd_graph.py, loaded once as the module ``autograd_graph``: the name the
-        recipes and notebooks import (``python recipes/x.py`` finds it beside the script; the
-        build, the matrix and the tests have it loaded here instead of editing sys.path)."""
-        if DRAWER not in sys.modules:
-            spec = importlib.util.spec_from_file_location(DRAWER, self.recipes_dir / f"{DRAWER}.py")
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[DRAWER] = module
-            spec.loader.exec_module(module)
-        return sys.modules[DRAWER]
-
     @property
     def build_dir(self):
         """build/: everything a build writes, and nothing of the checkout's own."""
@@ -176,6 +173,13 @@ def source_file(module):
     return Path(importlib.util.find_spec(module).origin)
 
 
-ROOT = find_root()
-PROJECT = Project(ROOT)
+PROJECT = Project()
 PACKAGE = Path(__file__).resolve().parent  # this package's own files (its tracebacks are not a page's)
+
+
+def __getattr__(name):
+    """``ROOT``: the project's root, found when first asked for (a module-level constant
+    would look for it when this module is imported)."""
+    if name == "ROOT":
+        return PROJECT.root
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -27,6 +27,8 @@ GALLERY_CARDS_CLASS = "sphx-glr-thumbnails"
 #: the note above an example's download links, and the link of each download format
 GALLERY_DOWNLOAD_NOTE_CLASS = "sphx-glr-download-link-note"
 GALLERY_DOWNLOAD_CLASSES = (("sphx-glr-download-python", ".py"), ("sphx-glr-download-jupyter", ".ipynb"))
+#: the link to the zip of both, in the footer
+GALLERY_ZIP_CLASS = "sphx-glr-download-zip"
 #: the placeholder thumbnail sphinx-gallery makes for an example without a picture
 GALLERY_THUMBNAIL = "thumb/sphx_glr_{stem}_thumb.png"
 #: the comment before each generated block, naming its lines in the example's source
@@ -40,6 +42,23 @@ def gallery_file_config(text):
     from sphinx_gallery.py_source_parser import extract_file_config
 
     return extract_file_config(text)
+
+
+def gallery_notebook(path, gallery_conf, target_dir, code):
+    """The notebook (a dict, nbformat 4) sphinx-gallery makes of the example at ``path``: its
+    blocks as py_source_parser reads them, config comments removed as ``remove_config_comments``
+    asks, through notebook.jupyter_notebook; each code block's text passed through ``code``
+    first (sphinx-gallery passes it through its ignore-block removal instead)."""
+    from sphinx_gallery import notebook, py_source_parser
+
+    blocks = []
+    for label, content, line in py_source_parser.split_code_and_text_blocks(str(path))[1]:
+        if label == "code":
+            content = code(content)
+            if gallery_conf["remove_config_comments"]:
+                content = py_source_parser.remove_config_comments(content)
+        blocks.append(py_source_parser.Block(label, content, line))
+    return notebook.jupyter_notebook(blocks, gallery_conf, target_dir)
 
 
 def gallery_md5_file(gallery_conf, fname):

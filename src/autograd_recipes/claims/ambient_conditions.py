@@ -34,7 +34,6 @@ from pathlib import Path
 
 from autograd_recipes.claims import claims_ledger
 
-RECORDS = claims_ledger.LEDGER.parent / "conditions"
 TIMEOUT = 60  # seconds per run; the ledger's own ``timeout`` wins
 WORKERS = 2
 
@@ -253,8 +252,13 @@ def run_all(claims, condition_ids=None, workers=WORKERS, timeout=TIMEOUT):
 EVIDENCE_KEPT = 2000  # characters of a flipped run's evidence kept in the record
 
 
-def record_path(version, folder=RECORDS):
-    return Path(folder) / f"torch-{version}.json"
+def records_dir():
+    """docs/conditions: one record per torch release."""
+    return claims_ledger.ledger_path().parent / "conditions"
+
+
+def record_path(version, folder=None):
+    return Path(folder or records_dir()) / f"torch-{version}.json"
 
 
 def make_record(claims, results, version):
@@ -275,7 +279,7 @@ def make_record(claims, results, version):
     return {"torch": version, "conditions": AMBIENT, "claims": entries}
 
 
-def read_record(version, folder=RECORDS):
+def read_record(version, folder=None):
     """The record for torch ``version``, or None."""
     try:
         return json.loads(record_path(version, folder).read_text(encoding="utf-8"))
@@ -379,7 +383,7 @@ def main(argv=None):
         if ids:  # a partial run updates those claims only
             old = read_record(version) or {"claims": {}}
             record["claims"] = {**old["claims"], **record["claims"]}
-        RECORDS.mkdir(exist_ok=True)
+        records_dir().mkdir(exist_ok=True)
         record_path(version).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     flips = 0
     for claim in claims:

@@ -33,7 +33,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from autograd_recipes.claims import ambient_conditions, claim_scope, claims_ledger, claims_runner
 from autograd_recipes.execution import output_cap
-from autograd_recipes.project import ROOT, source_file, torch_version
+from autograd_recipes.project import PROJECT, source_file, torch_version
 
 logger = logging.getLogger(__name__)
 CLAIMS_DOC = "claims"
@@ -337,7 +337,7 @@ def _cap_claim_outputs(app, doctree):
 
 
 def setup(app):
-    default = str(ROOT / "docs" / "claims.toml")
+    default = str(PROJECT.root / "docs" / "claims.toml")
     app.add_config_value("claims_ledger", default, "env", types=(str,))
     app.add_config_value("claims_timeout", 60, "env", types=(int, float))
     app.add_directive("claims-ledger", ClaimsLedger)

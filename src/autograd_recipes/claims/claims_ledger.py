@@ -40,9 +40,8 @@ import re
 import tomllib
 import traceback
 
-from autograd_recipes.project import ROOT
+from autograd_recipes.project import PROJECT
 
-LEDGER = ROOT / "docs" / "claims.toml"
 VERDICTS = ("holds", "does not hold", "holds in part")
 MEASURED = ("time", "memory")  # what a measured claim's evidence measures (field `measured`)
 ARTICLES = ("inplace", "no_grad", "site")  # "site": a statement of this site's own pages
@@ -66,7 +65,20 @@ class LedgerError(ValueError):
     """The ledger itself is malformed (a missing field, an unknown verdict...)."""
 
 
-def load(path=LEDGER):
+def ledger_path():
+    """docs/claims.toml of the project."""
+    return PROJECT.docs / "claims.toml"
+
+
+def __getattr__(name):
+    """``LEDGER``: ``ledger_path()``, found when first asked for, not at import."""
+    if name == "LEDGER":
+        return ledger_path()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def load(path=None):
+    path = path or ledger_path()
     claims = _read(path)["claim"]
     vocabulary = load_vocabulary(path)
     seen = set()
@@ -99,13 +111,13 @@ def _read(path):
         return tomllib.load(f)
 
 
-def load_vocabulary(path=LEDGER):
+def load_vocabulary(path=None):
     """The ledger's ``condition`` and ``reason`` tables: {"condition": {id: table}, "reason": {...}}.
 
     A condition has a ``label`` (what the pages show), ``phrases`` (the words a sentence that needs it says, in English; each
     translated through sphinx.po) and ``covers`` (ambient condition ids); a reason has
     ``text`` and, optionally, ``evidence`` (what a run outside the domain prints)."""
-    data = _read(path)
+    data = _read(path or ledger_path())
     vocabulary = {"condition": data.get("condition", {}), "reason": data.get("reason", {})}
     for kind, needed in (("condition", ("label", "phrases", "covers")), ("reason", ("text",))):
         for name, table in vocabulary[kind].items():
@@ -126,7 +138,7 @@ def line_of(ledger_text, claim_id):
 def page_cell(ref):
     """The source of the code cell tagged TAG in docs/PAGE (``ref`` = "PAGE#TAG")."""
     page, tag = ref.split("#")
-    for cell in CELL.findall((LEDGER.parent / page).read_text(encoding="utf-8")):
+    for cell in CELL.findall((PROJECT.docs / page).read_text(encoding="utf-8")):
         if re.search(rf"^:tags: \[.*\b{tag}\b.*\]$", cell, re.M):
             return "\n".join(line for line in cell.splitlines() if not line.startswith(":"))
     raise LedgerError(f"no code cell tagged {tag!r} in docs/{page}")

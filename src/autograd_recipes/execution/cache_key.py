@@ -4,8 +4,8 @@ sphinx-gallery skips a recipe whose source text is unchanged, and jupyter-cache
 serves a notebook whose code cells are unchanged, whatever torch is installed:
 after an upgrade, a build would publish the old torch's outputs as the new
 one's. The execution environment's key (the versions of torch, numpy and Python,
-the platform, the code of our run guards and of the graph drawer the recipes and
-notebooks call) is therefore part of every execution cache: notebooks use a
+the platform, the code of our run guards and of the kit the recipes and
+notebooks import) is therefore part of every execution cache: notebooks use a
 jupyter-cache folder per key, recipes lose their sphinx-gallery md5 files when
 the key differs from the one their outputs were made with, and Sphinx re-reads
 every page (``execution_environment`` is an "env" config value). A notebook
@@ -24,7 +24,7 @@ from pathlib import Path
 from sphinx.util import logging
 
 from autograd_recipes import upstream
-from autograd_recipes.project import DRAWER, PROJECT, source_file
+from autograd_recipes.project import PROJECT, source_file
 
 logger = logging.getLogger(__name__)
 DISTRIBUTIONS = ("torch", "numpy")  # what the recipes and notebooks import
@@ -32,6 +32,7 @@ GUARDS = (
     "autograd_recipes.execution.recipe_guard",
     "autograd_recipes.execution.torch_state",
 )  # code around every recipe
+KIT = ("autograd_recipes.kit.expect", "autograd_recipes.kit.graph")  # what every recipe imports
 STAMP = ".execution-environment"  # in the generated gallery folder: the key of its outputs
 
 
@@ -46,15 +47,9 @@ def environment():
     """What the executed outputs depend on besides their own source."""
     described = {name: _version(name) for name in DISTRIBUTIONS}
     described.update(python=sys.version.split()[0], platform=platform.platform())
-    for module in GUARDS:
+    for module in GUARDS + KIT:
         path = source_file(module)
-        described[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
-    # the drawer, which reads the graphs the recipes and notebooks draw (graph_figures): the
-    # project's own, never the checkout's the package is installed from
-    drawer = PROJECT.recipes_dir / f"{DRAWER}.py"
-    described[drawer.relative_to(PROJECT.root).as_posix()] = hashlib.sha256(drawer.read_bytes()).hexdigest()[
-        :12
-    ]
+        described[module] = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
     return described
 
 

@@ -17,7 +17,7 @@ import os
 
 from autograd_recipes import upstream
 from autograd_recipes.execution import breadcrumb
-from autograd_recipes.project import ROOT
+from autograd_recipes.project import PROJECT
 
 _reading = {}  # Sphinx side: the notebook page being read, if any
 
@@ -26,7 +26,7 @@ def follow_cells(shell, file):
     """In a notebook's kernel: before each cell runs, say where it is in ``file`` (from the project)."""
     if not os.environ.get(breadcrumb.ENV):
         return
-    text = (ROOT / file).read_text(encoding="utf-8")
+    text = (PROJECT.root / file).read_text(encoding="utf-8")
     searched = 0  # cells run in order: look after the last one found
 
     def before_cell(info):

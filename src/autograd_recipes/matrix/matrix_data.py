@@ -34,9 +34,13 @@ from pathlib import Path
 from autograd_recipes.claims import claims_ledger
 from autograd_recipes.project import PROJECT
 
-DOCS = PROJECT.docs
-MATRIX_DIR = DOCS / "matrix"
-RECIPES_DIR = PROJECT.recipes_dir
+
+def __getattr__(name):
+    """``MATRIX_DIR`` (docs/matrix), found when first asked for, not at import."""
+    if name == "MATRIX_DIR":
+        return PROJECT.docs / "matrix"
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # what a cell shows: a claim's observed verdict, a recipe's outcome, or why it shows nothing
 HOLDS, NOT_HOLD, IN_PART = claims_ledger.VERDICTS
@@ -93,11 +97,11 @@ def recipe_hash(path):
     return _digest(_code_text(Path(path).read_text(encoding="utf-8"), drop_docstring=True))
 
 
-def recipe_paths(recipes_dir=RECIPES_DIR):
+def recipe_paths(recipes_dir=None):
     return PROJECT.recipes(recipes_dir)
 
 
-def notebook_paths(docs_dir=DOCS):
+def notebook_paths(docs_dir=None):
     """The executed pages (MyST-NB notebooks) under docs/."""
     return PROJECT.notebooks(docs_dir)
 
@@ -130,7 +134,7 @@ def notebook_hash(path):
     return _digest(_statements(ast.Module(body=[s for t in trees for s in t.body], type_ignores=[]), False))
 
 
-def current_hashes(ledger=claims_ledger.LEDGER, recipes_dir=RECIPES_DIR, docs_dir=DOCS):
+def current_hashes(ledger=None, recipes_dir=None, docs_dir=None):
     """{"claims": {id: hash}, "recipes": {name: hash}, "notebooks": {name: hash}} for today's code."""
     return {
         "claims": {c["id"]: claim_hash(c) for c in claims_ledger.load(ledger)},
@@ -139,11 +143,11 @@ def current_hashes(ledger=claims_ledger.LEDGER, recipes_dir=RECIPES_DIR, docs_di
     }
 
 
-def source_path(kind, name, recipes_dir=RECIPES_DIR, docs_dir=DOCS):
+def source_path(kind, name, recipes_dir=None, docs_dir=None):
     """The file a recipe's or a notebook's results come from."""
     if kind == "recipes":
         return next(p for p in recipe_paths(recipes_dir) if p.stem == name)
-    return Path(docs_dir) / f"{name}.md"
+    return Path(docs_dir or PROJECT.docs) / f"{name}.md"
 
 
 def _trees(kind, path):
@@ -186,19 +190,19 @@ def release_key(release):
     return tuple(int(part) for part in re.findall(r"\d+", release.split("+")[0])[:3])
 
 
-def data_file(release, matrix_dir=MATRIX_DIR):
-    return Path(matrix_dir) / f"torch-{release}.json"
+def data_file(release, matrix_dir=None):
+    return Path(matrix_dir or PROJECT.docs / "matrix") / f"torch-{release}.json"
 
 
-def load_all(matrix_dir=MATRIX_DIR):
+def load_all(matrix_dir=None):
     """Every recorded release, oldest first."""
     records = []
-    for path in Path(matrix_dir).glob("torch-*.json"):
+    for path in Path(matrix_dir or PROJECT.docs / "matrix").glob("torch-*.json"):
         records.append(json.loads(path.read_text(encoding="utf-8")))
     return sorted(records, key=lambda r: release_key(r["release"]))
 
 
-def write(record, matrix_dir=MATRIX_DIR):
+def write(record, matrix_dir=None):
     path = data_file(record["release"], matrix_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")

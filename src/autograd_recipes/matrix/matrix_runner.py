@@ -37,7 +37,7 @@ import traceback
 from pathlib import Path
 
 from autograd_recipes.matrix import matrix_data
-from autograd_recipes.project import PROJECT, ROOT
+from autograd_recipes.project import PROJECT
 
 RECIPE_TIMEOUT = 300  # seconds for one recipe on one release
 MAX_TEXT = 4000  # characters kept of an output, an error message or evidence
@@ -46,7 +46,7 @@ BLOCK = re.compile(r"^# %%", re.M)
 
 def _cut(text):
     """Kept short, and without this machine's paths (the checkout, the environment)."""
-    text = text.replace(sys.prefix + "/", "<env>/").replace(str(ROOT) + "/", "")
+    text = text.replace(sys.prefix + "/", "<env>/").replace(str(PROJECT.root) + "/", "")
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "\n[…]"
 
 
@@ -146,7 +146,6 @@ def run_recipe(path):
 def run_notebook(path):
     """The same for a notebook page: its code cells, one after another, in one namespace."""
     _without_ipython()
-    PROJECT.drawer()  # show_graph, as the page's hidden setup has it
     return _run_blocks(path, "notebooks", _cells(path))
 
 

@@ -1,22 +1,22 @@
 """Pictures of the autograd graph on the recipe and notebook pages, in the page's language.
 
-``recipes/autograd_graph.py`` reads the graph behind a tensor where a case is set up
+The kit's drawer (``kit/graph.py``) reads the graph behind a tensor where a case is set up
 (``show_graph(t)``, one line per case) and draws it. This extension connects it to the build:
 
-* It loads that module before any recipe runs and gives it a ``PENDING`` list, so that
-  ``show_graph`` records instead of displaying. The module's code is part of the execution
-  environment's key (execution/cache_key.py): changing it runs the recipes and notebooks again.
+* Before any recipe runs it has the drawer ``collect()`` its records instead of displaying them.
+  The kit's code is part of the execution environment's key (execution/cache_key.py): changing
+  it runs the recipes and notebooks again.
 * ``scrape`` (an ``image_scrapers`` entry of sphinx-gallery) takes the records a recipe block
   made and puts after the block one ``.. autograd-graph::`` directive per record, the record as
   JSON: no language in it, so the Korean build reuses the executed recipe as it is. The
   recipe's first failing case is also written as an SVG file without any words of ours (torch's
   names and version numbers only): sphinx-gallery copies it as the recipe's gallery thumbnail.
-* In a notebook, ``show_graph`` displays the record under ``autograd_graph.MIME``;
+* In a notebook, ``show_graph`` displays the record under ``graph.MIME``;
   ``NotebookGraphs``, a myst-nb mime renderer registered by an entry point in
   pyproject.toml (``myst_nb.mime_renderers``), makes the same node of it.
 * When a page is written, each node becomes a ``<figure>``: the SVG inline, labelled by its
   caption (the text alternative, sentences made from the same record), with our labels in the
-  page's language from sphinx.po (``autograd_graph.WORDS`` lists the English) and torch's names
+  page's language from sphinx.po (``graph.WORDS`` lists the English) and torch's names
   as they are. site.css gives the colours of the page's theme, light or dark. Other builders
   (gettext) drop the node: it has no text to translate.
 """
@@ -30,12 +30,7 @@ from sphinx.locale import _
 from sphinx.util.docutils import SphinxDirective
 
 from autograd_recipes import upstream
-from autograd_recipes.project import PROJECT
-
-
-def drawer():
-    """The recipes' drawing module (project.py loads it once, by the name the recipes import)."""
-    return PROJECT.drawer()
+from autograd_recipes.kit import graph
 
 
 class graph_figure(nodes.General, nodes.Element):
@@ -56,25 +51,24 @@ class AutogradGraph(SphinxDirective):
 
 
 # Whether the thumbnail written for the recipe running now shows a failing case. Module
-# state, as the drawer's PENDING is: sphinx-gallery runs one recipe at a time per process,
-# and reset_pending clears it before each.
+# state, as the drawer's pending records are: sphinx-gallery runs one recipe at a time per
+# process, and reset_pending clears it before each.
 _thumbnail = {"failing": False}
 
 
 def scrape(block, block_vars, gallery_conf):
     """sphinx-gallery scraper: the records of this block, as directives after its output."""
-    module = drawer()
-    records, module.PENDING[:] = list(module.PENDING), []
+    records = graph.take()
     images = block_vars["image_path_iterator"]
     rst = ""
     for data in records:
-        failing = data["verdict"] in module.FAILING
+        failing = data["verdict"] in graph.FAILING
         # the thumbnail is the recipe's first failing case; a recipe whose pictures show no
         # failing case (its pitfall is not a saved tensor or a leaf write) gets its first picture
         if len(images) == 0 or (failing and not _thumbnail["failing"]):
             first = Path(next(images) if len(images) == 0 else upstream.gallery_first_image(images))
             thumbnail = first.with_suffix(".svg")
-            thumbnail.write_text(module.svg(data, tags=False, standalone=True), encoding="utf-8")
+            thumbnail.write_text(graph.svg(data, tags=False, standalone=True), encoding="utf-8")
             _thumbnail["failing"] = failing
             # an older build's placeholder would be found first (sphinx-gallery looks for .png first)
             stem = Path(block_vars["src_file"]).stem
@@ -88,9 +82,7 @@ def scrape(block, block_vars, gallery_conf):
 def reset_pending(gallery_conf, fname, when):
     """sphinx-gallery ``reset_modules`` entry: each recipe starts with no records pending, and a
     record no block's scraper took (a show_graph in a block that then raised) is not carried over."""
-    module = drawer()
-    if module.PENDING:
-        module.PENDING.clear()
+    graph.take()
     _thumbnail["failing"] = False
 
 
@@ -101,7 +93,7 @@ class NotebookGraphs:
 
     @staticmethod
     def handle_mime(renderer, data, inline):
-        if data.mime_type != drawer().MIME:
+        if data.mime_type != graph.MIME:
             return None
         content = data.content if isinstance(data.content, dict) else json.loads(data.content)
         return [graph_figure(data=content)]
@@ -109,7 +101,7 @@ class NotebookGraphs:
 
 def words():
     """Our labels and sentences in the page's language (sphinx.po); torch's names stay."""
-    return {key: _(english) for key, english in drawer().WORDS.items()}
+    return {key: _(english) for key, english in graph.WORDS.items()}
 
 
 def _fill(app, doctree, docname):
@@ -120,17 +112,16 @@ def _fill(app, doctree, docname):
         for node in figures:
             node.parent.remove(node)
         return
-    module, labels = drawer(), words()
+    labels = words()
     for n, node in enumerate(figures, 1):
-        html = module.figure(node["data"], labels, ident=f"autograd-graph-{n}")
+        html = graph.figure(node["data"], labels, ident=f"autograd-graph-{n}")
         node.replace_self(nodes.raw("", html, format="html"))
 
 
 def _start_collecting(app, config):
-    module = drawer()
-    module.PENDING = []
-    if NotebookGraphs.mime_priority_overrides[0][1] != module.MIME:
-        raise ExtensionError("graph_figures: NotebookGraphs' mime type differs from autograd_graph.MIME")
+    graph.collect()
+    if NotebookGraphs.mime_priority_overrides[0][1] != graph.MIME:
+        raise ExtensionError("graph_figures: NotebookGraphs' mime type differs from graph.MIME")
 
 
 def setup(app):

@@ -6,7 +6,8 @@ jupyter-cache (``merge_match_into_notebook``): the outputs on the page come from
 that same copy. The result goes to ``notebook_download_dir`` (conf.py; outside
 the published tree, shared by both languages, rewritten only when it changes),
 and a link to it goes under the page's lede; Sphinx copies the file into
-``_downloads/``. furo shows no download button, hence the link.
+``_downloads/``. furo shows no download button, hence the link. The kit's code stands in a
+cell of its own in place of its import (kit/standalone.py), so the download runs alone.
 
 We do not offer the ``.ipynb`` that myst-nb writes to ``<outdir>/../jupyter_execute/``:
 it is the notebook as read, so it has no outputs when they came from the cache.
@@ -27,6 +28,7 @@ from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/
 from sphinx.util import logging
 
 from autograd_recipes import read_again, upstream
+from autograd_recipes.kit import standalone
 from autograd_recipes.pages import first_screen
 
 logger = logging.getLogger(__name__)
@@ -50,6 +52,7 @@ def executed_notebook(env, docname):
     if merged is None:
         return None
     merged.metadata.pop("source_map", None)  # line numbers in the .md: no use to a reader
+    merged.cells = [nbformat.from_dict(cell) for cell in standalone.notebook_cells(merged.cells)]
     for index, cell in enumerate(merged.cells):  # the reader draws random ids: the file
         cell.id = f"cell-{index}"  # would change on every read, and so re-read the page
     return merged

@@ -21,12 +21,9 @@ from pathlib import Path
 
 import polib
 
-from autograd_recipes.project import EXECUTION_LOG_VARIABLE, PROJECT, ROOT
+from autograd_recipes.project import EXECUTION_LOG_VARIABLE, PROJECT
 from autograd_recipes.publish.site_scan import CSS_URL, OFF_SITE, loaded_resources
 
-LANGUAGES = PROJECT.languages  # the source first
-RECIPES = PROJECT.recipes()
-NOTEBOOKS = PROJECT.notebooks()
 NOT_COPIED = shutil.ignore_patterns(
     "build", ".git", ".nox", "node_modules", "__pycache__", ".pytest_cache", "*.mo"
 )
@@ -107,7 +104,7 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="autograd-recipes-bench-") as tmp:
         project = Path(tmp) / "project"
-        shutil.copytree(ROOT, project, ignore=NOT_COPIED)
+        shutil.copytree(PROJECT.root, project, ignore=NOT_COPIED)
         shutil.rmtree(project / "docs" / PROJECT.gallery_dir, ignore_errors=True)  # generated
         log = Path(tmp) / "executions.log"
         rows = []
@@ -130,15 +127,17 @@ def main():
         edited_message = build(project, log)
         rows.append(("rebuild after editing one Korean message", edited_message))
 
-        print(f"{'build':<44} {'wall':>7}" + "".join(f" {lang:>7}" for lang in LANGUAGES) + "  executed")
+        print(
+            f"{'build':<44} {'wall':>7}" + "".join(f" {lang:>7}" for lang in PROJECT.languages) + "  executed"
+        )
         for label, (seconds, per_lang, recipes, notebooks) in rows:
-            columns = "".join(f" {per_lang.get(lang, 0):6.1f}s" for lang in LANGUAGES)
+            columns = "".join(f" {per_lang.get(lang, 0):6.1f}s" for lang in PROJECT.languages)
             print(f"{label:<44} {seconds:6.1f}s{columns}  {len(recipes)} recipes, {notebooks} notebooks")
 
         html = project / "build" / "html"
         print("\nfirst visit, bytes downloaded (HTML, CSS, JS, images, CSS assets):")
         weights = {}
-        for lang in LANGUAGES:
+        for lang in PROJECT.languages:
             for kind, page in PAGE_TYPES.items():
                 total, parts = first_visit_bytes(html / lang, page)
                 weights[lang, kind] = total
@@ -149,7 +148,8 @@ def main():
         print("\nbudgets:")
         budget(
             "no example executes twice in one build",
-            len(cold_recipes) == len(set(cold_recipes)) == len(RECIPES) and cold_notebooks == len(NOTEBOOKS),
+            len(cold_recipes) == len(set(cold_recipes)) == len(PROJECT.recipes())
+            and cold_notebooks == len(PROJECT.notebooks()),
             f"cold build ran {len(cold_recipes)} recipe runs ({len(set(cold_recipes))} distinct) "
             f"and {cold_notebooks} notebook runs",
         )
@@ -177,14 +177,14 @@ def main():
             edited_message[2] == [] and edited_message[3] == 0,
             f"ran {len(edited_message[2])} recipes and {edited_message[3]} notebooks",
         )
-        heaviest_search = max(weights[lang, "search"] for lang in LANGUAGES)
+        heaviest_search = max(weights[lang, "search"] for lang in PROJECT.languages)
         budget(
             "search page first visit (with its index) <= 400 KB",
             heaviest_search <= 400 * 1024,
             f"{heaviest_search / 1024:.1f} KB; index "
             + ", ".join(
                 f"{lang} {size / 1024:.0f} KB ({len(gzip.compress(data, 9)) / 1024:.0f} KB gzipped)"
-                for lang in LANGUAGES
+                for lang in PROJECT.languages
                 for data in [(html / lang / "searchindex.js").read_bytes()]
                 for size in [len(data)]
             ),
@@ -194,8 +194,8 @@ def main():
             (lang, PROJECT.recipe_docname(r)): first_visit_bytes(
                 html / lang, f"{PROJECT.recipe_docname(r)}.html"
             )[0]
-            for lang in LANGUAGES
-            for r in RECIPES
+            for lang in PROJECT.languages
+            for r in PROJECT.recipes()
         }
         (lang, name), heaviest = max(recipe_weights.items(), key=lambda item: item[1])
         budget(
@@ -240,7 +240,7 @@ def suite():
     start = time.perf_counter()
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        cwd=ROOT,
+        cwd=PROJECT.root,
         capture_output=True,
         text=True,
     )

@@ -32,7 +32,7 @@ import traceback
 from pathlib import Path
 
 from autograd_recipes.execution import breadcrumb
-from autograd_recipes.project import PACKAGE, PROJECT, ROOT
+from autograd_recipes.project import PACKAGE, PROJECT
 from autograd_recipes.publish.site_checks import missing_pages, off_site_problems, path_problems
 from autograd_recipes.publish.site_root import write_site_root
 
@@ -40,7 +40,6 @@ FALLBACK_EPOCH = "1795996800"  # 2026-11-30, used outside a git checkout
 BUILD_TIMEOUT = 1800  # seconds for one language, a last resort behind every finer limit
 
 
-LANGUAGES = PROJECT.languages  # the source first
 LOCK = None  # build/.lock, held by this process and its children (acquire_lock)
 
 
@@ -50,7 +49,7 @@ def source_date_epoch():
         return os.environ["SOURCE_DATE_EPOCH"]
     try:
         out = subprocess.run(
-            ["git", "-C", str(ROOT), "log", "-1", "--format=%ct"],
+            ["git", "-C", str(PROJECT.root), "log", "-1", "--format=%ct"],
             capture_output=True,
             text=True,
             check=True,
@@ -68,13 +67,13 @@ def sphinx_args(builder, lang, outdir, extra=()):
         "--keep-going",
         "-q",
         "-c",
-        str(ROOT),
+        str(PROJECT.root),
         "-d",
-        str(ROOT / "build" / "doctrees" / f"{builder}-{lang}"),
+        str(PROJECT.root / "build" / "doctrees" / f"{builder}-{lang}"),
         "-D",
         f"language={lang}",
         *extra,
-        str(ROOT / "docs"),
+        str(PROJECT.root / "docs"),
         str(outdir),
     ]
 
@@ -95,7 +94,7 @@ class ChildBuild:
     start-up, most of a rebuild's time, off the critical path. Its timeout counts from ``go()``."""
 
     def __init__(self, builder, lang, outdir, extra=(), timeout=BUILD_TIMEOUT, held=False):
-        state = ROOT / "build" / f".{builder}-{lang}"
+        state = PROJECT.root / "build" / f".{builder}-{lang}"
         self.lang, self.timeout = lang, timeout
         self.go_fd = None
         if held:
@@ -215,12 +214,12 @@ def _exit_site(exit_):
     sites = [
         f
         for f in traceback.extract_tb(exit_.__traceback__)
-        if Path(f.filename).resolve().is_relative_to(ROOT)
+        if Path(f.filename).resolve().is_relative_to(PROJECT.root)
         and not Path(f.filename).resolve().is_relative_to(PACKAGE)
     ]
     if not sites:
         return "src/autograd_recipes/publish/build.py"
-    return f"{os.path.relpath(sites[-1].filename, ROOT)}:{sites[-1].lineno}"
+    return f"{os.path.relpath(sites[-1].filename, PROJECT.root)}:{sites[-1].lineno}"
 
 
 def _while_running():
@@ -228,12 +227,12 @@ def _while_running():
     return f" while running {breadcrumb.describe(last)}" if last else ""
 
 
-def build_html(languages=LANGUAGES, extra=(), timeout=BUILD_TIMEOUT):
+def build_html(languages=None, extra=(), timeout=BUILD_TIMEOUT):
     """Build ``languages``; then fail, naming each file, if the build wrote into the checkout."""
     from autograd_recipes.execution import checkout_writes
 
     before = checkout_writes.checkout()
-    code = build_languages(languages, extra, timeout)
+    code = build_languages(languages or PROJECT.languages, extra, timeout)
     written = checkout_writes.changes(before, checkout_writes.checkout())
     if written:
         say(
@@ -256,7 +255,7 @@ def build_languages(languages, extra, timeout):
         if problems:
             say(f"the {lang} catalogs have the problems above; not building")
             return 1
-    html = ROOT / "build" / "html"
+    html = PROJECT.root / "build" / "html"
     remove_unbuilt(html, languages)
     unarchived = None  # a language built and checked whose offline copy is still to make
     children = [ChildBuild("html", languages[0], html / languages[0], extra, timeout)]
@@ -296,7 +295,7 @@ def build_languages(languages, extra, timeout):
         report(problems)
         say("the site is not fit to publish")
         return 1
-    unbuilt = [lang for lang in LANGUAGES if lang not in languages]
+    unbuilt = [lang for lang in PROJECT.languages if lang not in languages]
     if unbuilt:
         say(
             f"built {', '.join(languages)} only, not {', '.join(unbuilt)}: "
@@ -319,7 +318,7 @@ def remove_unbuilt(html, languages):
     build's would be published beside this one's as if current."""
     from autograd_recipes.publish import offline_copy
 
-    for lang in LANGUAGES:
+    for lang in PROJECT.languages:
         if lang in languages:
             continue
         archive = html / offline_copy.archive_name(PROJECT.config["project"], lang)
@@ -373,7 +372,7 @@ def report(problems):
 
 def acquire_lock():
     """An exclusive lock on build/.lock for this process's life, or None with a message."""
-    lock_path = ROOT / "build" / ".lock"
+    lock_path = PROJECT.root / "build" / ".lock"
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     lock = open(lock_path, "a+", encoding="utf-8")
     try:
@@ -397,7 +396,7 @@ def acquire_lock():
 
 def build_gettext(extra=(), timeout=BUILD_TIMEOUT):
     """Message templates (.pot) of the English source, for ``nox -s i18n``."""
-    return run_child("gettext", PROJECT.source_language, ROOT / "build" / "gettext", extra, timeout)
+    return run_child("gettext", PROJECT.source_language, PROJECT.root / "build" / "gettext", extra, timeout)
 
 
 def main(argv=None):
@@ -407,7 +406,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--lang",
-        choices=LANGUAGES,
+        choices=PROJECT.languages,
         action="append",
         help="build only this language (repeatable); default: all",
     )
@@ -425,7 +424,7 @@ def main(argv=None):
         return 1
     if args.gettext:
         return build_gettext(extra, args.timeout)
-    return build_html(tuple(args.lang or LANGUAGES), extra, args.timeout)
+    return build_html(tuple(args.lang or PROJECT.languages), extra, args.timeout)
 
 
 if __name__ == "__main__":

@@ -30,10 +30,10 @@ import sys
 import threading
 from pathlib import Path
 
-from autograd_recipes.project import PROJECT, ROOT
+from autograd_recipes.project import PROJECT
 
-LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
-REPORTS = ROOT / "build" / "lighthouse"
+LIGHTHOUSE = Path("node_modules", ".bin", "lighthouse")  # under the project's root (npm ci)
+REPORTS = Path("build", "lighthouse")  # under the project's root
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 THRESHOLDS = {"performance": 95, "accessibility": 100, "best-practices": 100, "seo": 100}
 # what GitHub Pages compresses (text); images and fonts are sent as they are
@@ -114,7 +114,7 @@ def lighthouse(url, report, cpu_slowdown=None):
     """Run Lighthouse on ``url``; its JSON report (also written to ``report``)."""
     env = {**os.environ, "CHROME_PATH": os.environ.get("CHROME_PATH", "/usr/bin/chromium")}
     command = [
-        str(LIGHTHOUSE),
+        str(PROJECT.root / LIGHTHOUSE),
         url,
         "--quiet",
         "--output=json",
@@ -166,7 +166,7 @@ def below(table):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--html", type=Path, default=ROOT / "build" / "html", help="the built site")
+    parser.add_argument("--html", type=Path, default=PROJECT.root / "build" / "html", help="the built site")
     parser.add_argument("--runs", type=int, default=1, help="runs per page; the median counts")
     parser.add_argument("--uncompressed", action="store_true", help="serve without gzip (for comparison)")
     parser.add_argument("--page", choices=pages(), action="append", help="only these page types")
@@ -177,10 +177,8 @@ def main(argv=None):
         "1500-2000); on a slower host, the value Lighthouse's docs/throttling.md gives for it",
     )
     args = parser.parse_args(argv)
-    if not LIGHTHOUSE.is_file():
-        sys.exit(
-            f"autograd_recipes.publish.lighthouse: {LIGHTHOUSE.relative_to(ROOT)} is missing: run `npm ci` first"
-        )
+    if not (PROJECT.root / LIGHTHOUSE).is_file():
+        sys.exit(f"autograd_recipes.publish.lighthouse: {LIGHTHOUSE} is missing: run `npm ci` first")
     languages = PROJECT.languages
     for lang in languages:
         for name in pages().values():
@@ -188,8 +186,9 @@ def main(argv=None):
                 sys.exit(
                     f"autograd_recipes.publish.lighthouse: {args.html / lang / name}.html is missing: build the site first"
                 )
-    shutil.rmtree(REPORTS, ignore_errors=True)
-    REPORTS.mkdir(parents=True)
+    reports = PROJECT.root / REPORTS
+    shutil.rmtree(reports, ignore_errors=True)
+    reports.mkdir(parents=True)
     server = serve(args.html, compress=not args.uncompressed)
     table, reports, benchmarks, warnings = {}, {}, [], set()
     try:
@@ -199,7 +198,7 @@ def main(argv=None):
                     continue
                 url = f"http://127.0.0.1:{server.server_port}/{lang}/{name}.html"
                 runs = [
-                    lighthouse(url, REPORTS / f"{lang}-{kind}-{n + 1}.json", args.cpu_slowdown)
+                    lighthouse(url, reports / f"{lang}-{kind}-{n + 1}.json", args.cpu_slowdown)
                     for n in range(args.runs)
                 ]
                 benchmarks += [r["environment"]["benchmarkIndex"] for r in runs]

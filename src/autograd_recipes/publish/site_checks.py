@@ -6,7 +6,7 @@ file. Each function returns its problems as lines; the build prints them and fai
 
 import re
 
-from autograd_recipes.project import PROJECT, ROOT
+from autograd_recipes.project import PROJECT
 
 TEXT_SUFFIXES = {".html", ".txt", ".js", ".json", ".xml", ".ipynb", ".py", ".css", ".svg"}
 
@@ -16,7 +16,7 @@ def expected_pages():
     the pages Sphinx adds."""
     from autograd_recipes.i18n.check_catalogs import document_names
 
-    return sorted(document_names(ROOT) | {"search", "genindex"})
+    return sorted(document_names(PROJECT.root) | {"search", "genindex"})
 
 
 def missing_pages(html, languages):
@@ -52,15 +52,15 @@ def off_site_problems(html, lang):
 
     tree = html / lang
     problems = []
-    for path, what, url in site_scan.off_site_loads(tree, ROOT / "build" / f".site-scan-{lang}.json"):
+    for path, what, url in site_scan.off_site_loads(tree, PROJECT.root / "build" / f".site-scan-{lang}.json"):
         source = page_source(path.relative_to(tree))
         where = ""
         if source is not None:
             lines = source.read_text(encoding="utf-8", errors="replace").splitlines()
             number = next((n for n, line in enumerate(lines, 1) if url in line), None)
-            where = f" (made from {source.relative_to(ROOT)}{f':{number}' if number else ''})"
+            where = f" (made from {source.relative_to(PROJECT.root)}{f':{number}' if number else ''})"
         problems.append(
-            f"{path.relative_to(ROOT)}: {what} loads {url} from another site{where}; "
+            f"{path.relative_to(PROJECT.root)}: {what} loads {url} from another site{where}; "
             "a page must load nothing from another site (the site works offline and "
             "sends its readers nowhere else)"
         )
@@ -87,14 +87,14 @@ PATH_START = re.compile(r"[^\s\"'<>=]*$")
 def path_problems(html):
     """Published files that show this checkout's absolute path (a traceback, a printed cwd)
     or a notebook kernel's temporary cell file (a warning's location, new on every run)."""
-    needles = {str(ROOT), str(ROOT.resolve())}
+    needles = {str(PROJECT.root), str(PROJECT.root.resolve())}
     problems = []
     for path in sorted(html.rglob("*")) if html.is_dir() else []:
         if path.suffix not in TEXT_SUFFIXES or not path.is_file():
             continue
         for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
             if any(needle in line for needle in needles):
-                problems.append(f"{path}:{number}: shows the build machine's path {ROOT}")
+                problems.append(f"{path}:{number}: shows the build machine's path {PROJECT.root}")
                 break
             cell_file = KERNEL_CELL_FILE.search(line) if "ipykernel_" in line else None
             if cell_file:

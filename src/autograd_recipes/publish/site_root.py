@@ -6,7 +6,7 @@ import json
 from urllib.parse import urlsplit
 from xml.sax.saxutils import escape
 
-from autograd_recipes.project import PROJECT, ROOT
+from autograd_recipes.project import PROJECT
 
 # the 404 page, in every language at once (translated in each language's sphinx.po)
 NOT_FOUND_TITLE = "Page not found"
@@ -16,7 +16,7 @@ NOT_FOUND_TEXT = "This page does not exist. Start again from the home page:"
 def _translated(lang, message):
     import polib
 
-    po_path = ROOT / "locales" / lang / "LC_MESSAGES" / "sphinx.po"
+    po_path = PROJECT.root / "locales" / lang / "LC_MESSAGES" / "sphinx.po"
     entry = polib.pofile(str(po_path)).find(message) if po_path.is_file() else None
     return entry.msgstr if entry and entry.msgstr else message
 
@@ -28,7 +28,7 @@ def write_site_root(html, languages):
     site_url = config["site_url"].rstrip("/") + "/"
     names, project = config["site_languages"], config["project"]
     source = languages[0]  # where a reader goes whose languages the site lacks: the source, if built
-    root = ROOT / "docs" / "_root"
+    root = PROJECT.root / "docs" / "_root"
     base = urlsplit(site_url).path  # a 404 page is served at any depth: its links start from here
     fill = {"source": source, "project": escape(project)}
     (html / "index.html").write_text(

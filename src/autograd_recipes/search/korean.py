@@ -47,6 +47,7 @@ from locales/ko/LC_MESSAGES/sphinx.po into that copy after the build.
 """
 
 import csv
+import functools
 import json
 import re
 from pathlib import Path
@@ -56,7 +57,7 @@ from sphinx.locale import _
 from sphinx.search import SearchLanguage
 from sphinx.search.en import SearchEnglish
 
-from autograd_recipes.project import ROOT
+from autograd_recipes.project import PROJECT
 
 _BASE_PARTICLES = (
     "은 는 이 가 을 를 의 에 로 와 과 만 나 "
@@ -89,9 +90,11 @@ MIN_STEM = 2  # syllables that must remain after stripping
 BIGRAM = "~"  # prefix of bigram terms: a query splitter never yields it
 
 
-def _synonyms(path=ROOT / "docs" / "glossary.csv"):
+@functools.cache
+def synonyms(path=None):
     """{other Korean name, as stemmed: the site's term}, from the glossary's third column
     (PyTorch Korea's word, or a transliteration in the rows that say so)."""
+    path = path or PROJECT.docs / "glossary.csv"
     with open(path, encoding="utf-8") as f:
         rows = list(csv.reader(f))
     out = {}
@@ -123,7 +126,7 @@ def _js_stemmer():
     data = {
         "KOREAN_PARTICLES": PARTICLES,
         "KOREAN_ENDINGS": ENDINGS,
-        "KOREAN_SYNONYMS": SYNONYMS,
+        "KOREAN_SYNONYMS": synonyms(),
         "KOREAN_MIN_STEM": MIN_STEM,
         "KOREAN_BIGRAM": BIGRAM,
     }
@@ -145,7 +148,6 @@ def _strip(word, suffixes):
     return word
 
 
-SYNONYMS = _synonyms()
 _PARTICLE_SET = frozenset(PARTICLES)
 
 
@@ -164,7 +166,7 @@ def strip_particle(word):
 def stem_hangul(word):
     """Particle, then verb ending, stripped; another name read as the site's term."""
     stem = _strip(strip_particle(word), ENDINGS)
-    return SYNONYMS.get(stem, stem)
+    return synonyms().get(stem, stem)
 
 
 def bigrams(text):
@@ -177,13 +179,17 @@ class SearchKorean(SearchLanguage):
     language_name = "Korean"
     # Lone particles (를, 는 left by the splitter) are noise, in index and query alike.
     stopwords = SearchEnglish.stopwords | set(_BASE_PARTICLES)
-    # No js_stemmer_rawcode: Sphinx then inlines js_stemmer_code in language_data.js.
-    js_stemmer_code = _js_stemmer()
     js_splitter_code = _JS_SPLITTER
 
     def __init__(self, options):
         super().__init__(options)
         self._english = SearchEnglish(options)
+
+    @property
+    def js_stemmer_code(self):
+        """No js_stemmer_rawcode: Sphinx then inlines this in language_data.js (made when a
+        build asks for it: the synonyms come from the project's glossary)."""
+        return _js_stemmer()
 
     def split(self, input):
         """Words, the one-syllable stem of each word that has one (one_syllable_stem), then

@@ -1,6 +1,6 @@
 """The graph autograd recorded for a tensor, as a picture: ``show_graph(t)``.
 
-The recipes (``recipes/plot_*.py``) and the in-place overview call ``show_graph(t)`` where a
+The recipes (``recipes/…/plot_*.py``) and the notebook pages call ``show_graph(t)`` where a
 case is set up, before its backward pass runs. It reads the graph behind ``t`` from the live
 objects: the nodes (``t.grad_fn`` and their ``next_functions``), the tensors each node saved
 (its ``_saved_*`` attributes) and their versions. A saved tensor that unpacks is at the version
@@ -12,24 +12,29 @@ it failing.)
 
 What becomes of the record depends on where the code runs:
 
-* in the site's build, ``src/autograd_recipes/pages/graph_figures.py`` has set ``PENDING`` to a list: the record
-  goes there and is drawn into the page, with the page language's labels, and the recipe's
+* in the site's build, ``pages/graph_figures.py`` has called ``collect()``: the record is kept
+  until ``take()`` and drawn into the page, with the page language's labels, and the recipe's
   first failing case becomes its gallery thumbnail;
 * in IPython or Jupyter the picture is displayed, with English labels;
-* in a plain ``python`` run nothing is shown.
+* in a plain ``python`` run nothing is shown, unless the environment variable
+  ``AUTOGRAD_RECIPES_GRAPHS`` names a folder: each picture is written there as an SVG file,
+  ``<script>-<n>.svg``.
 
-Only torch and the standard library are used, so a recipe still runs on its own (torch is
-imported where a graph is read, not to draw one: the Korean build draws without it), and the
-drawing is deterministic: the same graph gives the same bytes (no random ids, fixed number
-formats). Recipes import this module inside ``try``: a copy of a recipe without it runs too.
+Only torch and the standard library are used, so a download that carries this code runs on its
+own (torch is imported where a graph is read, not to draw one: the Korean build draws without
+it), and the drawing is deterministic: the same graph gives the same bytes (no random ids,
+fixed number formats).
 """
 
+import os
 import re
 import sys
 import unicodedata
 from html import escape
 
-PENDING = None  # a list while the site is built (graph_figures.py); records are appended to it
+_pending = []  # while the site is built (collect()), show_graph appends its records here
+_collecting = []  # [True] from collect() on (no global statement: the downloads nest this code)
+GRAPHS_FOLDER = "AUTOGRAD_RECIPES_GRAPHS"  # a plain run writes its pictures there, if set
 MIME = "application/vnd.autograd-recipes.graph+json"  # what a notebook cell's output carries
 MAX_NODES = 12  # drawn; a larger graph shows its first ones, from the tensor up, and a count
 FAILING = ("fails", "refused")  # verdicts of a case that fails (the gallery thumbnail is one)
@@ -683,17 +688,39 @@ class Graph:
     def __repr__(self):
         return describe(self.data)
 
+    def save(self, folder):
+        """Write the picture as ``<script>-<n>.svg`` in ``folder`` (made if missing)."""
+        script = os.path.splitext(os.path.basename(sys.argv[0] or "graph"))[0] or "graph"
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, f"{script}-{Graph.shown}.svg")
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(svg(self.data, standalone=True))
+
+
+def collect():
+    """From now on, ``show_graph`` keeps its records for ``take()`` instead of showing them."""
+    _collecting[:] = [True]
+
+
+def take():
+    """The records ``show_graph`` kept since the last ``take()``, in order (none unless collecting)."""
+    records, _pending[:] = list(_pending), []
+    return records
+
 
 def show_graph(tensor, *written):
     """Draw the graph autograd recorded for ``tensor``, as it is now (call it before backward).
 
     ``written``: tensors the case then writes in place; a leaf among them that requires grad is
     marked as the write's target. In the site's build the picture goes into the page; in
-    IPython or Jupyter it is displayed; in a plain script nothing is shown."""
+    IPython or Jupyter it is displayed; in a plain script it is written to the folder that
+    ``AUTOGRAD_RECIPES_GRAPHS`` names, if set."""
     data = record(tensor, *written, names=_names(sys._getframe(1)))
-    if PENDING is not None:
-        PENDING.append(data)
+    if _collecting:
+        _pending.append(data)
         return
     ipython = sys.modules.get("IPython")
     if ipython is not None and ipython.get_ipython() is not None:
         ipython.display.display(Graph(data))
+    elif os.environ.get(GRAPHS_FOLDER):
+        Graph(data).save(os.environ[GRAPHS_FOLDER])

@@ -1,0 +1,163 @@
+"""Every download a page offers runs alone: the same files in both languages, each run in a
+fresh interpreter that cannot import this site's package, as on a reader's machine.
+
+The recipes' scripts and the notebook pages' notebooks run (a notebook's code cells one after
+another in one namespace, as "Run all" does); a recipe's notebook has its script's code, cell
+by cell (the same statements, the kit's copy aside), and its zip holds the two.
+"""
+
+import ast
+import io
+import json
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import background
+import pytest
+from conftest import JOBS, LANGUAGES, RECIPES
+
+from autograd_recipes.project import PROJECT
+
+DOWNLOAD = re.compile(r'href="([^"#?]*_downloads/[^"#?]+)"')
+
+
+def offered(html, lang):
+    """{file name: bytes} of every file the language's pages link as a download."""
+    found = {}
+    for page in sorted((html / lang).rglob("*.html")):
+        for href in DOWNLOAD.findall(page.read_text(encoding="utf-8")):
+            path = (page.parent / href).resolve()
+            found[path.name] = path.read_bytes()
+    return found
+
+
+# One interpreter imports torch and IPython (a notebook's reader has Jupyter), then forks a
+# child per file, in an empty folder, with this site's package made unimportable.
+RUNNER = """
+import json
+import os
+import sys
+import traceback
+import torch
+import IPython
+torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)  # imports torch._dynamo once
+
+results = {}
+for path in sys.argv[1:]:
+    pid = os.fork()
+    if pid == 0:
+        with open(path + ".out", "w") as out:
+            os.dup2(out.fileno(), 1), os.dup2(out.fileno(), 2)
+        sys.modules["autograd_recipes"] = None
+        sys.argv = [path]
+        text = open(path, encoding="utf-8").read()
+        if path.endswith(".ipynb"):
+            cells = json.loads(text)["cells"]
+            text = "\\n\\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        try:
+            exec(compile(text, path, "exec"), {"__name__": "__main__", "__file__": path})
+            code = 0
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+        sys.stdout.flush(), sys.stderr.flush()
+        os._exit(code)
+    results[path] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+print(json.dumps(results))
+"""
+
+
+def runnable(files):
+    """The names to run: every script, and every notebook without a script of its name (a
+    recipe's notebook has its script's code: test_a_recipes_notebook_has_its_scripts_code)."""
+    stems = {Path(n).stem for n in files if n.endswith(".py")}
+    return sorted(
+        n for n in files if n.endswith(".py") or (n.endswith(".ipynb") and Path(n).stem not in stems)
+    )
+
+
+def _runs(folder, site):
+    def work():
+        files = offered(site.project / "build" / "html", LANGUAGES[0])
+        names = runnable(files)
+        for name in names:
+            (folder / name).write_bytes(files[name])
+        result = subprocess.run(
+            [sys.executable, "-c", RUNNER, *(str(folder / n) for n in names)],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert result.returncode == 0, result.stderr
+        codes = json.loads(result.stdout)
+        return {n: (codes[str(folder / n)], (folder / f"{n}.out").read_text()) for n in names}
+
+    return background.Task(work)
+
+
+JOBS.register("downloads run", "download_runs", _runs, after=["site"])
+
+
+download_runs = JOBS.fixture("downloads run")
+
+
+@pytest.fixture(scope="module")
+def downloads(built_site):
+    html = built_site[0] / "build" / "html"
+    return {lang: offered(html, lang) for lang in LANGUAGES}
+
+
+def test_every_page_offers_its_downloads_the_same_in_both_languages(downloads):
+    """A script, a notebook and their zip for each recipe, a notebook for each notebook page."""
+    source = downloads[LANGUAGES[0]]
+    expected = {f"{r.stem}{s}" for r in RECIPES for s in (".py", ".ipynb", ".zip")}
+    expected |= {f"{p.stem}.ipynb" for p in PROJECT.notebooks()}
+    assert expected <= set(source), sorted(expected - set(source))
+    for lang in LANGUAGES[1:]:
+        assert downloads[lang] == source, f"{lang}: {sorted(set(downloads[lang]) ^ set(source))}"
+
+
+@pytest.mark.parametrize(
+    "name",
+    runnable({f"{r.stem}.py": b"" for r in RECIPES} | {f"{p.stem}.ipynb": b"" for p in PROJECT.notebooks()}),
+)
+def test_every_download_runs_alone(download_runs, name):
+    code, output = download_runs[name]
+    assert code == 0, output[-3000:]
+    assert "autograd_recipes" not in output
+
+
+def _statements(code):
+    """The module's statements, as ast.dump gives them, without its docstring and the kit's copy."""
+    body = ast.parse(code).body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    kit = [
+        s
+        for s in body
+        if (isinstance(s, ast.FunctionDef) and s.name.startswith("_kit_"))
+        or (
+            isinstance(s, ast.Assign)
+            and isinstance(s.value, ast.Call)
+            and getattr(s.value.func, "id", "").startswith("_kit_")
+        )
+    ]
+    assert kit, "the kit's copy is there"
+    return [ast.dump(s) for s in body if s not in kit]
+
+
+@pytest.mark.parametrize("recipe", RECIPES, ids=lambda p: p.stem)
+def test_a_recipes_notebook_has_its_scripts_code_and_its_zip_both(downloads, recipe):
+    files = downloads[LANGUAGES[0]]
+    script = files[f"{recipe.stem}.py"].decode("utf-8")
+    cells = json.loads(files[f"{recipe.stem}.ipynb"])["cells"]
+    code = "\n\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    assert _statements(code) == _statements(script)
+    with zipfile.ZipFile(io.BytesIO(files[f"{recipe.stem}.zip"])) as archive:
+        assert {n: archive.read(n) for n in archive.namelist()} == {
+            f"{recipe.stem}{s}": files[f"{recipe.stem}{s}"] for s in (".py", ".ipynb")
+        }
