@@ -272,7 +272,9 @@ def test_the_outputs_key_reads_the_kit_the_recipes_import(tmp_path):
         with open(package / "kit" / "graph.py", "a", encoding="utf-8") as drawer:
             drawer.write(extra)
         env = {**os.environ, "PYTHONPATH": str(package.parent)}
-        done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
+        )
         assert done.returncode == 0, done.stderr
         keys.append(done.stdout.strip())
     here = subprocess.run(

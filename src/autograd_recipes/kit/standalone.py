@@ -36,7 +36,11 @@ def _indented(source):
     }
     inside = set()
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
-        if token.type == tokenize.STRING and token.end[0] > token.start[0] and token.start[0] not in docstrings:
+        if (
+            token.type == tokenize.STRING
+            and token.end[0] > token.start[0]
+            and token.start[0] not in docstrings
+        ):
             inside.update(range(token.start[0] + 1, token.end[0] + 1))
     return "".join(
         line if number in inside or not line.strip() else "    " + line
