@@ -33,9 +33,11 @@ Used by the ``claims`` Sphinx extension at build time, by tests/test_claims.py
 
 import ast
 import contextlib
+import copy
 import hashlib
 import io
 import json
+import os
 import re
 import tomllib
 import traceback
@@ -106,9 +108,17 @@ def load(path=None):
     return claims
 
 
+_parsed = {}  # (path, mtime, size) -> the parsed ledger: a build reads it for every page
+
+
 def _read(path):
-    with open(path, "rb") as f:
-        return tomllib.load(f)
+    """The ledger's TOML, parsed once per version of the file (a copy: callers may change it)."""
+    stat = os.stat(path)
+    key = (os.path.realpath(path), stat.st_mtime_ns, stat.st_size)
+    if key not in _parsed:
+        with open(path, "rb") as f:
+            _parsed[key] = tomllib.load(f)
+    return copy.deepcopy(_parsed[key])
 
 
 def load_vocabulary(path=None):
