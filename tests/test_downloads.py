@@ -49,8 +49,8 @@ results = {}
 for path in sys.argv[1:]:
     pid = os.fork()
     if pid == 0:
-        with open(path + ".out", "w") as out:
-            os.dup2(out.fileno(), 1), os.dup2(out.fileno(), 2)
+        with open(path + ".out", "w") as out, open(path + ".err", "w") as err:
+            os.dup2(out.fileno(), 1), os.dup2(err.fileno(), 2)
         sys.modules["autograd_recipes"] = None
         sys.argv = [path]
         text = open(path, encoding="utf-8").read()
@@ -94,7 +94,10 @@ def _runs(folder, site):
         )
         assert result.returncode == 0, result.stderr
         codes = json.loads(result.stdout)
-        return {n: (codes[str(folder / n)], (folder / f"{n}.out").read_text()) for n in names}
+        return {
+            n: (codes[str(folder / n)], *((folder / f"{n}.{s}").read_text() for s in ("out", "err")))
+            for n in names
+        }
 
     return background.Task(work)
 
@@ -126,9 +129,11 @@ def test_every_page_offers_its_downloads_the_same_in_both_languages(downloads):
     runnable({f"{r.stem}.py": b"" for r in RECIPES} | {f"{p.stem}.ipynb": b"" for p in PROJECT.notebooks()}),
 )
 def test_every_download_runs_alone(download_runs, name):
-    code, output = download_runs[name]
-    assert code == 0, output[-3000:]
-    assert "autograd_recipes" not in output
+    """It exits 0, prints what it shows, and no warning leaks (a recipe's page would show it)."""
+    code, output, errors = download_runs[name]
+    assert code == 0, errors[-3000:]
+    assert output and "autograd_recipes" not in output
+    assert errors == "", errors[-3000:]
 
 
 def _statements(code):

@@ -145,7 +145,7 @@ def test_synonyms_come_from_the_glossarys_third_column(tmp_path):
         encoding="utf-8",
     )
     # stemmed on both sides; Latin, dashes, same words and glosses in parentheses are left out
-    assert korean_search._synonyms(glossary) == {"변화도": "기울"}
+    assert korean_search.synonyms(glossary) == {"변화도": "기울"}
 
 
 @pytest.mark.parametrize(

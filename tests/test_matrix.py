@@ -454,8 +454,12 @@ def _planted_recipe_run(folder):
     """The runner's recipe mode on a planted recipe, beside the other tests."""
     recipe = folder / "plot_planted.py"
     source = (ROOT / "recipes" / f"{RECIPE}.py").read_text(encoding="utf-8")
-    helpers_end = source.index("# sphinx_gallery_end_ignore\n", source.index("def show_graph"))
-    checker = source[: helpers_end + len("# sphinx_gallery_end_ignore\n")]  # imports and hidden helpers
+    helpers_end = source.index(
+        "# sphinx_gallery_end_ignore\n", source.index("from autograd_recipes.kit import")
+    )
+    checker = source[
+        : helpers_end + len("# sphinx_gallery_end_ignore\n")
+    ]  # imports and the kit's hidden import
     recipe.write_text(
         checker
         + "# %%\n"

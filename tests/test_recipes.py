@@ -36,6 +36,13 @@ def test_recipe_imports_only_torch_the_standard_library_and_the_kit(recipe):
     assert "autograd_recipes" not in hidden_lines.shown(source)[0], "the kit's import is hidden"
 
 
+# The first recipe of each section that draws a graph, run from the checkout: every recipe
+# imports the kit the same way, and every recipe's code runs alone in tests/test_downloads.py.
+DRAWING = [
+    next(r for r in RECIPES if r.parent == section and "show_graph(" in r.read_text())
+    for section in PROJECT.sections()
+]
+
 # One interpreter imports torch (all a recipe may import besides the standard library and
 # the kit), then forks a child per recipe that runs it as ``python recipes/…/plot_x.py``
 # would: as __main__, with fresh globals, argv = [its path], from an unrelated working
@@ -77,7 +84,7 @@ print(json.dumps(results))
 
 
 def _plain(folder):
-    arguments = [a for recipe in RECIPES for a in (str(recipe), str(folder / recipe.stem))]
+    arguments = [a for recipe in DRAWING for a in (str(recipe), str(folder / recipe.stem))]
 
     def work():
         result = subprocess.run(
@@ -95,7 +102,7 @@ def _plain(folder):
                 *((folder / f"{recipe.stem}.{s}").read_text() for s in ("stdout", "stderr")),
                 sorted((folder / f"{recipe.stem}.graphs").glob("*.svg")),
             )
-            for recipe in RECIPES
+            for recipe in DRAWING
         }
 
     return background.Task(work)
@@ -107,10 +114,10 @@ JOBS.register("plain runs", "plain_runs", _plain)
 plain_runs = JOBS.fixture("plain runs")
 
 
-@pytest.mark.parametrize("recipe", RECIPES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("recipe", DRAWING, ids=lambda p: p.stem)
 def test_recipe_runs_with_plain_python_and_draws_from_the_checkout(plain_runs, built_site, recipe):
     """Each picture of the page is drawn by the plain run too, with the kit of the checkout
-    (the field recipes, a folder further down, included)."""
+    (in each section: the field recipes are a folder further down)."""
     code, stdout, stderr, pictures = plain_runs[recipe]
     assert code == 0, stderr
     assert stdout, "a recipe prints what it shows"
