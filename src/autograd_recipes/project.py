@@ -17,6 +17,7 @@ first time a fact is asked for. So every module imports anywhere (a recipe's dow
 tool run outside a checkout), and only a command that needs the project says it is missing.
 """
 
+import functools
 import importlib.metadata
 import importlib.util
 import runpy
@@ -100,7 +101,15 @@ class Project:
 
     def recipes(self, recipes_dir=None):
         """The recipes' scripts, in the gallery's order (section by section, by file name)."""
-        return [r for s in self.sections(recipes_dir) for r in sorted(s.glob(f"{self.recipe_prefix}*.py"))]
+        folder = Path(recipes_dir or self.recipes_dir)
+        # a build asks hundreds of times: listed again when the folder or a subfolder changed
+        key = (folder, *(p.stat().st_mtime_ns for p in (folder, *self.sections(folder)) if p.is_dir()))
+        if self.__dict__.get("_recipes_key") != key:
+            self._recipes = [
+                r for s in self.sections(folder) for r in sorted(s.glob(f"{self.recipe_prefix}*.py"))
+            ]
+            self._recipes_key = key
+        return list(self._recipes)
 
     def recipe_docname(self, recipe, recipes_dir=None):
         """The page's docname of a recipe's script: ``recipes/plot_01_x``, ``recipes/field/plot_08_y``."""
@@ -159,6 +168,7 @@ BREADCRUMB_VARIABLE = "AUTOGRAD_RECIPES_BREADCRUMB"
 EXECUTION_LOG_VARIABLE = "AUTOGRAD_RECIPES_EXECUTION_LOG"
 
 
+@functools.cache  # asked for by every page's claims and versions line; pip changes it between runs
 def torch_version():
     """The installed torch's version as its distribution gives it (what ``pip install
     torch==`` names: ``2.13.0+cpu`` from PyTorch's CPU index, ``2.13.0`` from PyPI's CUDA

@@ -34,6 +34,7 @@ Used by the ``claims`` Sphinx extension at build time, by tests/test_claims.py
 import ast
 import contextlib
 import copy
+import functools
 import hashlib
 import io
 import json
@@ -162,6 +163,7 @@ def code_digest(claim):
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+@functools.lru_cache(maxsize=1024)  # a build hashes each claim's code for every page that links it
 def _code_only(source):
     try:
         return ast.dump(ast.parse(source))

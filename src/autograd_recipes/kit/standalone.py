@@ -10,6 +10,7 @@ read as plain code.
 """
 
 import ast
+import functools
 import io
 import re
 import tokenize
@@ -50,6 +51,11 @@ def _indented(source):
 
 def kit_code(names):
     """The code that defines ``names`` (names of ``PARTS``) without importing the package."""
+    return _kit_code(tuple(names))
+
+
+@functools.cache  # a build asks once per page: the same few lists of names
+def _kit_code(names):
     unknown = [n for n in names if n not in PARTS]
     if unknown:
         raise ValueError(f"the kit has no {', '.join(unknown)} (it has {', '.join(PARTS)})")

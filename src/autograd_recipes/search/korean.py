@@ -163,6 +163,7 @@ def strip_particle(word):
     return _strip(word, PARTICLES)
 
 
+@functools.lru_cache(maxsize=65536)  # the index stems each word of every page: few distinct ones
 def stem_hangul(word):
     """Particle, then verb ending, stripped; another name read as the site's term."""
     stem = _strip(strip_particle(word), ENDINGS)
