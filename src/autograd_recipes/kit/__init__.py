@@ -2,8 +2,9 @@
 
 Each recipe has one hidden line, ``from autograd_recipes.kit import expect_error, show_graph``;
 run from the checkout, it imports these modules, so ``python recipes/field/….py`` draws its
-graphs as the site does. The pages' downloads have the modules' code in place of that line
-(kit/standalone.py), so a downloaded file runs alone. The kit's modules use only torch and the
+graphs as the site does. The pages' downloads have the modules' code instead of that line
+(kit/standalone.py: a script in its place, a notebook in a cell of its own before it), so a
+downloaded file runs alone. The kit's modules use only torch and the
 standard library, and import none of this package's other modules.
 """
 
