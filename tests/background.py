@@ -70,6 +70,7 @@ class Jobs:
         self._stopped = threading.Event()
         self._starting = threading.Lock()  # a build is started, or all are stopped, not both at once
         self.timeline = {}  # name -> (started, ended) in seconds since start(): what the suite waited on
+        self.cpu = {}  # name -> CPU seconds of a build's processes (not of a task's: threads share one)
         self._began = None
         self.waited = 0.0  # seconds the tests spent waiting for results
 
@@ -181,8 +182,14 @@ class Jobs:
                             name, Result(None, 0, "", elapsed, {**extra, "value": process.box["value"]})
                         )
                     continue
-                if process.poll() is None and elapsed < build.timeout:
-                    continue
+                if process.returncode is None:
+                    # wait4, not poll: the build's CPU seconds, its waited-for processes' included
+                    pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+                    if pid == 0 and elapsed < build.timeout:
+                        continue
+                    if pid:
+                        process.returncode = os.waitstatus_to_exitcode(status)
+                        self.cpu[name] = usage.ru_utime + usage.ru_stime
                 if process.returncode is None:
                     _kill_group(process)
                 del running[name]

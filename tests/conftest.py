@@ -204,12 +204,18 @@ def pytest_terminal_summary(terminalreporter):
         return
     terminalreporter.section("background jobs (seconds from the first start)")
     terminalreporter.write_line(f"the tests waited {JOBS.waited:.1f} s for them")
+    import resource
+
+    used = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    cpu = sum(u.ru_utime + u.ru_stime for u in used)
+    terminalreporter.write_line(f"the run used {cpu:.0f} CPU s (its processes and those they waited for)")
     reference = terminalreporter.config.stash.get(_REFERENCE, None)
     if reference is not None:  # a whole run's: the host's speed (machine_reference)
         terminalreporter.write_line(f"after the run, importing torch took {reference} CPU s")
     for name, (started, ended) in sorted(JOBS.timeline.items(), key=lambda item: item[1][0]):
         until = "not finished" if ended is None else f"{ended:6.1f}  {ended - started:6.1f} s"
-        terminalreporter.write_line(f"{started:6.1f} -> {until}  {name}")
+        cpu = f"  ({JOBS.cpu[name]:.1f} CPU s)" if name in JOBS.cpu else ""
+        terminalreporter.write_line(f"{started:6.1f} -> {until}  {name}{cpu}")
 
 
 def machine_reference():
