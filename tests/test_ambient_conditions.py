@@ -1,6 +1,7 @@
 """Every claim tried under conditions it does not vary: the record is current, each flip is
 explained, a sample still gives what was recorded, and each condition reaches a check."""
 
+import json
 import os
 import sys
 
@@ -68,16 +69,52 @@ PROBE = {
 }
 
 
-def test_each_ambient_condition_reaches_the_check_it_wraps():
+BARE = dict(PROBE, id="bare", code="verdict = 'holds' if torch.is_grad_enabled() else 'does not hold'\n")
+SLEEPING = {"id": "sleeps", "verdict": "holds", "timeout": 1, "code": "import time\ntime.sleep(30)\n"}
+# The runner forks a child per run: from a small interpreter of its own, beside the other
+# tests, not from this one (large, with threads of its own).
+PROBE_RUNS = """
+import json, sys
+from autograd_recipes.claims import ambient_conditions
+probe, bare, sleeping = json.loads(sys.argv[2])
+runs = {
+    "probe": ambient_conditions.run_all([probe])["probe"],
+    "bare": ambient_conditions.run_all([bare], ["foreach", "fused", "keywords", "no_grad"])["bare"],
+    "sleeps": ambient_conditions.run_all([sleeping], ["float64"])["sleeps"],
+}
+with open(sys.argv[1], "w", encoding="utf-8") as out:
+    json.dump(runs, out)
+"""
+
+
+def _probe_runs(folder):
+    out = folder / "runs.json"
+    command = [sys.executable, "-c", PROBE_RUNS, str(out), json.dumps([PROBE, BARE, SLEEPING])]
+    return background.Build(ROOT, command, dict(os.environ), timeout=300), {"runs": out}
+
+
+JOBS.register("ambient probes", "probe_runs_result", _probe_runs)
+
+
+@pytest.fixture(scope="module")
+def probe_runs(probe_runs_result):
+    assert probe_runs_result.code == 0, probe_runs_result.output
+    return json.loads(probe_runs_result.extra["runs"].read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def probe_runs_result():
+    return JOBS.result("ambient probes")
+
+
+def test_each_ambient_condition_reaches_the_check_it_wraps(probe_runs):
     """A check that looks at everything the runner changes sees each change, and a check
     that builds no optimizer and calls no module finds those conditions not applicable."""
-    runs = ambient_conditions.run_all([PROBE])["probe"]
+    runs = probe_runs["probe"]
     assert {cid: run["verdict"] for cid, run in runs.items()} == dict.fromkeys(
         ambient_conditions.AMBIENT, "does not hold"
     ), runs
-    bare = dict(PROBE, code="verdict = 'holds' if torch.is_grad_enabled() else 'does not hold'\n")
-    runs = ambient_conditions.run_all([bare], ["foreach", "fused", "keywords", "no_grad"])[bare["id"]]
-    assert {cid: run["applies"] for cid, run in runs.items()} == {
+    assert {cid: run["applies"] for cid, run in probe_runs["bare"].items()} == {
         "foreach": False,
         "fused": False,
         "keywords": False,
@@ -85,9 +122,8 @@ def test_each_ambient_condition_reaches_the_check_it_wraps():
     }
 
 
-def test_a_check_that_hangs_under_a_condition_is_ended_and_reported():
-    sleeping = {"id": "sleeps", "verdict": "holds", "timeout": 1, "code": "import time\ntime.sleep(30)\n"}
-    [run] = ambient_conditions.run_all([sleeping], ["float64"])["sleeps"].values()
+def test_a_check_that_hangs_under_a_condition_is_ended_and_reported(probe_runs):
+    [run] = probe_runs["sleeps"].values()
     assert run["verdict"] is None
     assert "still running after 1 s" in run["evidence"]
 

@@ -95,21 +95,29 @@ class Project:
     def sections(self, recipes_dir=None):
         """The gallery's sections, in its order: the recipes' folder, then each subfolder that
         has a header file (sphinx-gallery's subsections), by name."""
-        folder = Path(recipes_dir or self.recipes_dir)
-        subfolders = folder.iterdir() if folder.is_dir() else ()
-        return [folder, *sorted(p for p in subfolders if p.is_dir() and self.gallery_header(p))]
+        return list(self._listing(recipes_dir)[0])
 
     def recipes(self, recipes_dir=None):
         """The recipes' scripts, in the gallery's order (section by section, by file name)."""
+        return list(self._listing(recipes_dir)[1])
+
+    def _listing(self, recipes_dir=None):
+        """(sections, recipes) of a recipes' folder. A build asks hundreds of times, so the
+        listing is kept and made again when the folder or one of its subfolders changed
+        (a file added, removed or renamed changes its folder's mtime)."""
         folder = Path(recipes_dir or self.recipes_dir)
-        # a build asks hundreds of times: listed again when the folder or a subfolder changed
-        key = (folder, *(p.stat().st_mtime_ns for p in (folder, *self.sections(folder)) if p.is_dir()))
-        if self.__dict__.get("_recipes_key") != key:
-            self._recipes = [
-                r for s in self.sections(folder) for r in sorted(s.glob(f"{self.recipe_prefix}*.py"))
-            ]
-            self._recipes_key = key
-        return list(self._recipes)
+        kept = self.__dict__.setdefault("_listings", {}).get(folder)
+
+        def stamp(subfolders):
+            return tuple(p.stat().st_mtime_ns if p.is_dir() else None for p in (folder, *subfolders))
+
+        if kept is not None and stamp(kept[0]) == kept[1]:
+            return kept[2]
+        subfolders = sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+        sections = [folder, *(p for p in subfolders if self.gallery_header(p))]
+        recipes = [r for s in sections for r in sorted(s.glob(f"{self.recipe_prefix}*.py"))]
+        self._listings[folder] = (subfolders, stamp(subfolders), (sections, recipes))
+        return sections, recipes
 
     def recipe_docname(self, recipe, recipes_dir=None):
         """The page's docname of a recipe's script: ``recipes/plot_01_x``, ``recipes/field/plot_08_y``."""

@@ -199,7 +199,11 @@ def _run_in_child(claim, condition_id, out, limit):
 
 def run_all(claims, condition_ids=None, workers=WORKERS, timeout=TIMEOUT):
     """{claim id: {condition id: {"verdict", "applies", "evidence"}}}; each run in a forked child."""
-    import torch  # noqa: F401 - imported once here, inherited by every child
+    import torch  # imported once here, inherited by every child
+
+    # the first optimizer made in a process imports torch._dynamo (1.5 s here): made once
+    # here, no child pays for it again; what a check sees does not change
+    torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)
 
     # children are reaped here: a parent that ignores SIGCHLD (a shell's background job) would
     # let the kernel reap them first, and waitpid would find none
