@@ -51,7 +51,8 @@ def _pasted(folder, site):
 
 # the control, run beside the pages: a helper the page hides is a NameError
 CONTROL = ["import torch\nprint(torch.ones(1).sum().item())", "show_graph(torch.ones(1))"]
-JOBS.register("paste", "pasted", _pasted, after=["site"])
+# first: the longest runs that start from the site; started as soon as it is built, they end with the rest
+JOBS.register("paste", "pasted", _pasted, after=["site"], first=True)
 
 
 @pytest.fixture(scope="session")

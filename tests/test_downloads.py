@@ -102,7 +102,9 @@ def _runs(folder, site):
     return background.Task(work)
 
 
-JOBS.register("downloads run", "download_runs", _runs, after=["site"])
+JOBS.register(
+    "downloads run", "download_runs", _runs, after=["site"], first=True
+)  # as paste: long, from the site
 
 
 download_runs = JOBS.fixture("downloads run")
