@@ -7,8 +7,10 @@ import os
 import subprocess
 import sys
 
+import background
 import pytest
 import torch
+from conftest import JOBS
 
 from autograd_recipes import kit
 from autograd_recipes.kit import graph, standalone
@@ -53,31 +55,40 @@ with expect_error(RuntimeError, "a leaf Variable that requires grad"):
 '''
 
 
-def test_a_script_download_runs_alone_with_the_kit_in_place_of_its_import(tmp_path):
+def _copied_kit_run(folder):
+    """The sample as a download, run in a fresh interpreter that cannot import the package."""
+    (folder / "download.py").write_text(standalone.script(SOURCE), encoding="utf-8")
+    command = [
+        sys.executable,
+        "-c",
+        "import runpy, sys; sys.modules['autograd_recipes'] = None; "
+        "sys.argv = ['download.py']; runpy.run_path('download.py', run_name='__main__')",
+    ]
+    env = {**os.environ, graph.GRAPHS_FOLDER: str(folder / "copied")}
+    return background.Task(
+        lambda: (folder, subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True))
+    )
+
+
+JOBS.register("copied kit run", "copied_kit_run", _copied_kit_run)
+
+
+copied_kit_run = JOBS.fixture("copied kit run")
+
+
+def test_a_script_download_runs_alone_with_the_kit_in_place_of_its_import(copied_kit_run):
     """No import of the package, no hidden-line marker; in a fresh interpreter that cannot
     import the package, the copied kit checks the error and draws the graph, and the same
     picture as the package's, byte for byte (an indent must not change a string of it)."""
-    script = standalone.script(SOURCE)
+    folder, run = copied_kit_run
+    script = (folder / "download.py").read_text(encoding="utf-8")
     assert "autograd_recipes.kit import" not in script and "sphinx_gallery" not in script
-    (tmp_path / "download.py").write_text(script, encoding="utf-8")
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import runpy, sys; sys.modules['autograd_recipes'] = None; "
-            "sys.argv = ['download.py']; runpy.run_path('download.py', run_name='__main__')",
-        ],
-        cwd=tmp_path,
-        env={**os.environ, graph.GRAPHS_FOLDER: str(tmp_path / "copied")},
-        capture_output=True,
-        text=True,
-    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("RuntimeError: a leaf Variable that requires grad"), run.stdout
     x = torch.ones(2, requires_grad=True)
     y = (x * 2).exp()
     expected = graph.svg(graph.record(y), standalone=True)  # named from this frame: x and y
-    assert (tmp_path / "copied" / "download-1.svg").read_text(encoding="utf-8") == expected
+    assert (folder / "copied" / "download-1.svg").read_text(encoding="utf-8") == expected
 
 
 def test_a_kit_name_it_does_not_have_is_refused():

@@ -4,8 +4,11 @@ from the source's syntax trees, imports inside functions included."""
 
 import ast
 import re
+import subprocess
+import sys
 
-from conftest import ROOT
+import background
+from conftest import JOBS, ROOT
 
 PACKAGE = ROOT / "src" / "autograd_recipes"
 # a layer's row: | `src/autograd_recipes/<folder>/` | or | `src/autograd_recipes/<module>.py`, ... |
@@ -114,21 +117,33 @@ def test_the_checks_find_an_upward_import_and_a_circle():
     assert len(cycles(graph)) == 3  # the one circle, from each of its modules
 
 
-def test_every_module_imports_outside_a_checkout(tmp_path):
+IMPORT_ALL = (
+    "import importlib, pkgutil, autograd_recipes\n"
+    "for m in pkgutil.walk_packages(autograd_recipes.__path__, 'autograd_recipes.'):\n"
+    "    importlib.import_module(m.name)\n"
+    "print('imported')\n"
+    "from autograd_recipes.project import PROJECT\n"
+    "PROJECT.languages\n"
+)
+
+
+def _outside(folder):
+    command = [sys.executable, "-c", IMPORT_ALL]
+    return background.Task(
+        lambda: (folder, subprocess.run(command, cwd=folder, capture_output=True, text=True))
+    )
+
+
+JOBS.register("imports outside", "imported_outside", _outside)
+
+
+imported_outside = JOBS.fixture("imports outside")
+
+
+def test_every_module_imports_outside_a_checkout(imported_outside):
     """The project is looked up when a fact about it is first asked for, not when a module is
     imported (project.py): a download's reader, or a tool run elsewhere, imports any module.
     Control: asking for the project there says what is missing."""
-    import subprocess
-    import sys
-
-    script = (
-        "import importlib, pkgutil, autograd_recipes\n"
-        "for m in pkgutil.walk_packages(autograd_recipes.__path__, 'autograd_recipes.'):\n"
-        "    importlib.import_module(m.name)\n"
-        "print('imported')\n"
-        "from autograd_recipes.project import PROJECT\n"
-        "PROJECT.languages\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True)
+    folder, done = imported_outside
     assert done.stdout == "imported\n", done.stderr
-    assert done.returncode == 1 and f"no conf.py in {tmp_path} or above it" in done.stderr, done.stderr
+    assert done.returncode == 1 and f"no conf.py in {folder} or above it" in done.stderr, done.stderr

@@ -23,8 +23,10 @@ def test_no_page_loads_anything_from_another_site(built_site):
 
 def test_off_site_scan_catches_a_planted_cdn_link(built_site, tmp_path):
     project, code, output = built_site
-    site = tmp_path / "html"
-    shutil.copytree(project / "build/html", site)
+    site = tmp_path / "html"  # the two files the faults go into: the scan reads every file it finds
+    for name in ("ko/recipes/plot_02_residual_add.html", "en/_static/site.css"):
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(project / "build/html" / name, site / name)
     page = site / "ko" / "recipes" / "plot_02_residual_add.html"
     page.write_text(
         page.read_text(encoding="utf-8").replace(
