@@ -81,7 +81,7 @@ class Project:
         """What starts a recipe's file name (conf.py's ``RECIPE_PREFIX``, sphinx-gallery's pattern)."""
         return self.config["RECIPE_PREFIX"]
 
-    @property
+    @cached_property
     def recipes_dir(self):
         """The recipes' folder (sphinx-gallery's ``examples_dirs``, relative to docs/)."""
         return (self.docs / self.config["sphinx_gallery_conf"]["examples_dirs"]).resolve()
@@ -102,7 +102,7 @@ class Project:
         return list(self._listing(recipes_dir)[1])
 
     def _listing(self, recipes_dir=None):
-        """(sections, recipes) of a recipes' folder. A build asks hundreds of times, so the
+        """(sections, recipes, {stem: docname}) of a recipes' folder. A build asks hundreds of times, so the
         listing is kept and made again when the folder or one of its subfolders changed
         (a file added, removed or renamed changes its folder's mtime)."""
         folder = Path(recipes_dir or self.recipes_dir)
@@ -116,8 +116,9 @@ class Project:
         subfolders = sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
         sections = [folder, *(p for p in subfolders if self.gallery_header(p))]
         recipes = [r for s in sections for r in sorted(s.glob(f"{self.recipe_prefix}*.py"))]
-        self._listings[folder] = (subfolders, stamp(subfolders), (sections, recipes))
-        return sections, recipes
+        pages = {r.stem: self.recipe_docname(r, folder) for r in recipes}
+        self._listings[folder] = (subfolders, stamp(subfolders), (sections, recipes, pages))
+        return sections, recipes, pages
 
     def recipe_docname(self, recipe, recipes_dir=None):
         """The page's docname of a recipe's script: ``recipes/plot_01_x``, ``recipes/field/plot_08_y``."""
@@ -136,7 +137,7 @@ class Project:
 
     def recipe_page(self, stem):
         """The docname of the recipe whose script is ``<stem>.py`` (the matrix names recipes so)."""
-        return self.recipe_docname(next(p for p in self.recipes() if p.stem == stem))
+        return self._listing()[2][stem]
 
     def recipe_docnames(self):
         return [self.recipe_docname(p) for p in self.recipes()]
