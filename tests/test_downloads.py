@@ -168,3 +168,15 @@ def test_a_recipes_notebook_has_its_scripts_code_and_its_zip_both(downloads, rec
         assert {n: archive.read(n) for n in archive.namelist()} == {
             f"{recipe.stem}{s}": files[f"{recipe.stem}{s}"] for s in (".py", ".ipynb")
         }
+
+
+def test_the_downloads_are_made_again_when_their_recipe_changes(tmp_path):
+    """The second language's build reuses the first one's files only while their key holds."""
+    from autograd_recipes.pages import standalone_downloads
+
+    recipe = tmp_path / "plot_x.py"
+    recipe.write_text('"""\nA\n=\n"""\nx = 1\n', encoding="utf-8")
+    first = standalone_downloads._key(recipe)
+    assert standalone_downloads._key(recipe) == first
+    recipe.write_text('"""\nA\n=\n"""\nx = 2\n', encoding="utf-8")
+    assert standalone_downloads._key(recipe) != first

@@ -11,6 +11,7 @@ outside the published tree, shared by both languages, rewritten only when they c
 the page's download links point to them before Sphinx collects a page's download files.
 """
 
+import hashlib
 import io
 import json
 import os
@@ -58,6 +59,23 @@ def downloads(recipe, gallery_conf, target_dir):
     return {".py": script, ".ipynb": notebook_text, ".zip": zipped(files)}
 
 
+def _key(recipe):
+    """What a recipe's downloads are made from, hashed."""
+    import sphinx_gallery
+
+    sources = [
+        recipe,
+        PROJECT.root / "conf.py",  # sphinx-gallery's settings
+        *sorted(standalone.KIT.glob("*.py")),
+        Path(__file__),
+        Path(upstream.__file__),
+    ]
+    digest = hashlib.sha256(sphinx_gallery.__version__.encode())
+    for path in sources:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def point_downloads_here(app, doctree):
     env = app.env
     docname = env.docname
@@ -65,11 +83,14 @@ def point_downloads_here(app, doctree):
     if recipe is None:
         return
     page_folder = env.doc2path(docname).parent
-    made = downloads(recipe, app.config.sphinx_gallery_conf, page_folder)
-    paths = {}
-    for suffix, content in made.items():
-        paths[suffix] = Path(app.config.recipe_download_dir, f"{docname}{suffix}")
-        write_if_changed(paths[suffix], content)
+    paths = {s: Path(app.config.recipe_download_dir, f"{docname}{s}") for s in (".py", ".ipynb", ".zip")}
+    # the other language's build made the same files from the same sources: made again only
+    # when one of them changed (the recipe, the kit, this code, sphinx-gallery's converter)
+    stamp, key = Path(app.config.recipe_download_dir, f"{docname}.key"), _key(recipe)
+    if not (all(p.is_file() for p in paths.values()) and stamp.is_file() and stamp.read_text() == key):
+        for suffix, content in downloads(recipe, app.config.sphinx_gallery_conf, page_folder).items():
+            write_if_changed(paths[suffix], content)
+        write_if_changed(stamp, key)
     for container in doctree.findall(nodes.container):
         for ref in container.findall(addnodes.download_reference):
             target = Path(ref["reftarget"])
