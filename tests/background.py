@@ -99,10 +99,19 @@ class Jobs:
 
     def start(self, names, folder_for, limit):
         folders = {name: folder_for(name) for name in names}  # created here, in the main thread
+        self._started = set(names)
         self._began = time.monotonic()
         threading.Thread(target=self._run, args=(names, folders, limit), daemon=True).start()
 
     def result(self, name, timeout=1800):
+        if name not in getattr(self, "_started", ()):
+            # it would never come: a job starts only when a collected test uses its fixture
+            raise RuntimeError(
+                f"background job {name!r} was not started: no collected test uses its fixture "
+                f"{self._jobs[name].fixture!r}"
+                if name in self._jobs
+                else f"no background job {name!r}"
+            )
         asked = time.monotonic()
         with self._changed:
             if not self._changed.wait_for(lambda: name in self._results, timeout):

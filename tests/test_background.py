@@ -74,3 +74,19 @@ def test_a_waiting_build_takes_no_place_of_the_limit(tmp_path):
         assert jobs.result(name, timeout=30).code == 0
     started = {name: times[0] for name, times in jobs.timeline.items()}
     assert started["asleep"] < 0.5 and started["more work"] >= 0.9, jobs.timeline
+
+
+def test_asking_for_a_job_that_never_started_fails_at_once(tmp_path):
+    """A fixture that asks for a job no collected test needs would wait forever: it fails,
+    naming the job and its fixture. Control: the job that started gives its result."""
+    import pytest
+
+    jobs = background.Jobs(lambda stdout, stderr: stdout + stderr)
+    for name in ("wanted", "forgotten"):
+        jobs.register(
+            name, f"{name}_fixture", lambda folder: background.Build(tmp_path, ["true"], dict(os.environ))
+        )
+    jobs.start(["wanted"], lambda name: tmp_path, limit=1)
+    assert jobs.result("wanted", timeout=30).code == 0
+    with pytest.raises(RuntimeError, match="'forgotten' was not started: no collected test uses its fixture"):
+        jobs.result("forgotten", timeout=30)

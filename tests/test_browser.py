@@ -14,9 +14,10 @@ import json
 import re
 from urllib.parse import quote, urlsplit
 
+import background
 import pytest
 from browser_pass import all_pages, skip_without_chromium
-from conftest import LANGUAGES, ROOT
+from conftest import JOBS, LANGUAGES, ROOT
 
 from autograd_recipes.project import PROJECT
 
@@ -329,19 +330,91 @@ TABLES = """() => [...document.querySelectorAll("article table")].map((table) =>
 })"""
 
 
+LONG_PAGES = ("no_grad_guide", "inplace_overview")
+SCROLL_TO_THE_END = """async () => {
+  for (let i = 0; i < 200; i++) {  // a screen at a time, as a reader scrolls, to the end
+    window.scrollBy(0, innerHeight);
+    if (innerHeight + scrollY >= document.documentElement.scrollHeight - 1) return;
+    await new Promise((done) => setTimeout(done, 30));
+  }
+}"""
+HEADING_PLACE = (
+    "h => [h.getBoundingClientRect().top, h.getBoundingClientRect().bottom,"
+    " innerHeight + scrollY >= document.documentElement.scrollHeight - 1]"
+)
+
+
+async def _on_a_phone(browser, base, path):
+    """What the phone checks of a long page read: its tables (TABLES) on one load; on
+    another, its height at load and after scrolling to the end, and its sections' ids;
+    then where the last section's heading is when a link opens the page at it."""
+    context = await browser.new_context(viewport=PHONE)
+    page = await context.new_page()
+    await page.goto(base + path, wait_until="load")
+    found = {"tables": await page.evaluate(TABLES)}
+    await page.close()
+    page = await context.new_page()
+    await page.goto(base + path, wait_until="load")
+    found["first"] = await page.evaluate("document.documentElement.scrollHeight")
+    await page.evaluate(SCROLL_TO_THE_END)
+    await page.wait_for_timeout(300)
+    found["last"] = await page.evaluate("document.documentElement.scrollHeight")
+    found["ids"] = await page.eval_on_selector_all("article > section > section", "els => els.map(e => e.id)")
+    await page.close()
+    if found["ids"]:
+        page = await context.new_page()
+        await page.goto(f"{base}{path}#{found['ids'][-1]}", wait_until="load")
+        await page.wait_for_timeout(300)
+        found["landing"] = await page.eval_on_selector(
+            f"section#{found['ids'][-1]} > :is(h2, h3)", HEADING_PLACE
+        )
+    await context.close()
+    return found
+
+
+def _phone_pass(folder, site):
+    """The long pages on a phone, in a Chromium of their own beside the tests, all at once."""
+    import asyncio
+
+    import browser_pass
+
+    html = site.project / "build" / "html"
+    if site.code != 0 or not browser_pass.Path(browser_pass.CHROMIUM).exists():
+        return background.Task(lambda: None)  # the fixture fails or skips, saying why
+    pages = [(lang, name) for lang in LANGUAGES for name in LONG_PAGES]
+
+    def work():
+        with browser_pass.served(html) as base:
+
+            async def measure(browser):
+                found = await asyncio.gather(
+                    *(_on_a_phone(browser, base, f"{lang}/{name}.html") for lang, name in pages)
+                )
+                return dict(zip(pages, found))
+
+            return browser_pass.run_in_browser(measure)
+
+    return background.Task(work)
+
+
+JOBS.register("phone pass", "on_a_phone", _phone_pass, after=["site"], first=True)
+
+
+@pytest.fixture(scope="module")
+def on_a_phone(built_site):
+    project, code, output = built_site
+    assert code == 0, output
+    return JOBS.value("phone pass")
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
-@pytest.mark.parametrize("name", ["no_grad_guide", "inplace_overview"])
-def test_every_table_on_a_phone_is_whole_or_scrolls(served_site, chromium, lang, name):
+@pytest.mark.parametrize("name", LONG_PAGES)
+def test_every_table_on_a_phone_is_whole_or_scrolls(on_a_phone, lang, name):
     """At 390 px each table of the guide and the overview is either all in the viewport or in a
     box that scrolls sideways (scrollWidth > clientWidth, and scrollLeft moves it to the last
     column), and no ancestor cuts it off: the guide's benchmark tables were clipped by the
     sections' paint containment (3.5 of 6 columns shown, and no way to scroll)."""
-    base, html = served_site
-    context = chromium.new_context(viewport=PHONE)
-    page = context.new_page()
-    page.goto(f"{base}{lang}/{name}.html", wait_until="load")
-    tables = page.evaluate(TABLES)
-    context.close()
+    tables = on_a_phone[lang, name]["tables"]
     if name == "no_grad_guide":
         assert len(tables) >= 2, tables  # the memory and the timing tables
     for table in tables:
@@ -353,38 +426,16 @@ def test_every_table_on_a_phone_is_whole_or_scrolls(served_site, chromium, lang,
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-@pytest.mark.parametrize("name", ["no_grad_guide", "inplace_overview"])
-def test_a_long_page_keeps_its_height_while_it_scrolls(served_site, chromium, lang, name):
+@pytest.mark.parametrize("name", LONG_PAGES)
+def test_a_long_page_keeps_its_height_while_it_scrolls(on_a_phone, lang, name):
     """The page's height on a phone is the same, within 3%, at first load and after a reader has
     scrolled to the end (section sizes that are guessed until laid out made the guide grow from
     8,900 px to 15,200 px); and a link to the guide's last section still lands on its heading."""
-    base, html = served_site
-    context = chromium.new_context(viewport=PHONE)
-    page = context.new_page()
-    page.goto(f"{base}{lang}/{name}.html", wait_until="load")
-    first = page.evaluate("document.documentElement.scrollHeight")
-    for _ in range(200):  # a screen at a time, as a reader scrolls, to the end
-        at_end = page.evaluate(
-            "window.scrollBy(0, innerHeight), innerHeight + scrollY >= document.documentElement.scrollHeight - 1"
-        )
-        if at_end:
-            break
-        page.wait_for_timeout(30)
-    page.wait_for_timeout(300)
-    last = page.evaluate("document.documentElement.scrollHeight")
+    found = on_a_phone[lang, name]
+    first, last, ids = found["first"], found["last"], found["ids"]
     assert abs(last - first) <= 0.03 * first, f"{lang}/{name}: {first} px at load, {last} px at the end"
-    ids = page.eval_on_selector_all("article > section > section", "els => els.map(e => e.id)")
     assert len(ids) >= 3, ids
-    page.close()
-    page = context.new_page()
-    page.goto(f"{base}{lang}/{name}.html#{ids[-1]}", wait_until="load")
-    page.wait_for_timeout(300)
-    top, bottom, at_end = page.eval_on_selector(
-        f"section#{ids[-1]} > :is(h2, h3)",
-        "h => [h.getBoundingClientRect().top, h.getBoundingClientRect().bottom,"
-        " innerHeight + scrollY >= document.documentElement.scrollHeight - 1]",
-    )
-    context.close()
+    top, bottom, at_end = found["landing"]
     # at the top, or on screen with the page at its end (a last section shorter than the screen)
     landed = 0 <= top < 120 or (at_end and 0 <= top and bottom <= PHONE["height"])
     assert landed, f"{lang}/{name}: the heading of #{ids[-1]} is at {top} px"
