@@ -43,7 +43,6 @@ import re
 import tomllib
 import traceback
 
-from autograd_recipes import digest_memo
 from autograd_recipes.project import PROJECT
 
 VERDICTS = ("holds", "does not hold", "holds in part")
@@ -159,18 +158,9 @@ def page_cell(ref):
 def code_digest(claim):
     """The code that produces a claim's verdict, hashed: its own code and the page cells it
     uses, as syntax trees, so a comment or a line break changes nothing."""
-    sources = json.dumps({"code": claim["code"], "uses": [page_cell(r) for r in claim.get("uses", [])]})
-    return digest_memo.remembered("claim", _VERSION, sources, _code_digest)
-
-
-def _code_digest(sources):
-    sources = json.loads(sources)
-    used = [_code_only(cell) for cell in sources["uses"]]
-    text = json.dumps({"code": _code_only(sources["code"]), "uses": used}, sort_keys=True)
+    used = [_code_only(page_cell(ref)) for ref in claim.get("uses", [])]
+    text = json.dumps({"code": _code_only(claim["code"]), "uses": used}, sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-_VERSION = digest_memo.version_of(__file__)
 
 
 @functools.lru_cache(maxsize=1024)  # a build hashes each claim's code for every page that links it

@@ -31,7 +31,6 @@ import json
 import re
 from pathlib import Path
 
-from autograd_recipes import digest_memo
 from autograd_recipes.claims import claims_ledger
 from autograd_recipes.project import PROJECT
 
@@ -65,7 +64,6 @@ def _digest(text):
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-_VERSION = digest_memo.version_of(__file__)  # the digests below, as this code computes them
 claim_hash = claims_ledger.code_digest  # the code that produces a claim's verdict
 KINDS = ("claims", "recipes", "notebooks")  # the rows of the matrix, in this order
 CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.S | re.M)
@@ -96,10 +94,7 @@ def _statements(tree, drop_docstring):
 def recipe_hash(path):
     """The recipe's statements: its comments (the prose between ``# %%``) and its docstring
     are left out, so a sentence can be mended without marking every release not checked."""
-    text = Path(path).read_text(encoding="utf-8")
-    return digest_memo.remembered(
-        "recipe", _VERSION, text, lambda t: _digest(_code_text(t, drop_docstring=True))
-    )
+    return _digest(_code_text(Path(path).read_text(encoding="utf-8"), drop_docstring=True))
 
 
 def recipe_paths(recipes_dir=None):
@@ -133,11 +128,6 @@ def notebook_cells(path):
 def notebook_hash(path):
     """The statements of the cells the matrix runs, as one program: where a cell is split (a
     failing statement given a cell of its own) or comments change, the hash stays."""
-    text = Path(path).read_text(encoding="utf-8")
-    return digest_memo.remembered("notebook", _VERSION, text, lambda _: _notebook_hash(path))
-
-
-def _notebook_hash(path):
     trees = [_parsed(code) for _, code, _ in notebook_cells(path)]
     if any(tree is None for tree in trees):
         return _digest("\n".join(_code_text(code) for _, code, _ in notebook_cells(path)))
