@@ -10,12 +10,11 @@ import ast
 import io
 import json
 import re
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import background
+import fork_runs
 import pytest
 from conftest import JOBS, LANGUAGES, RECIPES
 
@@ -34,42 +33,6 @@ def offered(html, lang):
     return found
 
 
-# One interpreter imports torch and IPython (a notebook's reader has Jupyter), then forks a
-# child per file, in an empty folder, with this site's package made unimportable.
-RUNNER = """
-import json
-import os
-import sys
-import traceback
-import torch
-import IPython
-torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)  # imports torch._dynamo once
-
-results = {}
-for path in sys.argv[1:]:
-    pid = os.fork()
-    if pid == 0:
-        with open(path + ".out", "w") as out, open(path + ".err", "w") as err:
-            os.dup2(out.fileno(), 1), os.dup2(err.fileno(), 2)
-        sys.modules["autograd_recipes"] = None
-        sys.argv = [path]
-        text = open(path, encoding="utf-8").read()
-        if path.endswith(".ipynb"):
-            cells = json.loads(text)["cells"]
-            text = "\\n\\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
-        try:
-            exec(compile(text, path, "exec"), {"__name__": "__main__", "__file__": path})
-            code = 0
-        except BaseException:
-            traceback.print_exc()
-            code = 1
-        sys.stdout.flush(), sys.stderr.flush()
-        os._exit(code)
-    results[path] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-print(json.dumps(results))
-"""
-
-
 def runnable(files):
     """The names to run: every script, and every notebook without a script of its name (a
     recipe's notebook has its script's code: test_a_recipes_notebook_has_its_scripts_code)."""
@@ -83,21 +46,12 @@ def _runs(folder, site):
     def work():
         files = offered(site.project / "build" / "html", LANGUAGES[0])
         names = runnable(files)
+        downloaded = folder / "downloaded"  # the files alone in a folder; their outputs beside it
+        downloaded.mkdir()
         for name in names:
-            (folder / name).write_bytes(files[name])
-        result = subprocess.run(
-            [sys.executable, "-c", RUNNER, *(str(folder / n) for n in names)],
-            cwd=folder,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert result.returncode == 0, result.stderr
-        codes = json.loads(result.stdout)
-        return {
-            n: (codes[str(folder / n)], *((folder / f"{n}.{s}").read_text() for s in ("out", "err")))
-            for n in names
-        }
+            (downloaded / name).write_bytes(files[name])
+        runs = fork_runs.run([downloaded / n for n in names], folder, alone=True)
+        return {path.name: run for path, run in runs.items()}
 
     return background.Task(work)
 

@@ -28,7 +28,7 @@ def test_a_kit_module_imports_only_torch_and_the_standard_library(module):
 
 
 def test_the_kit_exports_each_name_from_the_module_its_parts_say():
-    assert set(kit.__all__) == set(kit.PARTS)
+    assert set(kit.__all__) == set(kit.PARTS) == set(standalone.CELL_SAYS)
     for name, module in kit.PARTS.items():
         assert getattr(kit, name) is getattr(importlib.import_module(f"autograd_recipes.kit.{module}"), name)
 
@@ -110,6 +110,7 @@ def test_a_notebook_download_has_the_kit_in_a_collapsed_cell_before_its_first_us
     ]
     out = standalone.notebook_cells(cells)
     assert [c["cell_type"] for c in out] == ["markdown", "markdown", "code", "code"]
+    assert out[1]["source"].startswith("The site's helper, `expect_error`, copied in"), out[1]  # it alone
     assert out[2]["metadata"] == {"jupyter": {"source_hidden": True}}
     assert "def expect_error" in out[2]["source"] and "def show_graph" not in out[2]["source"]
     assert out[3]["source"] == "import torch\n\nx = torch.ones(2)"

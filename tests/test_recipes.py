@@ -1,16 +1,16 @@
 """Each recipe is a standalone script: it runs with plain ``python``, needing only torch."""
 
 import ast
-import json
 import re
-import subprocess
 import sys
 
 import background
+import fork_runs
 import pytest
 from conftest import FIELD_RECIPES, JOBS, RECIPES
 
 from autograd_recipes import hidden_lines
+from autograd_recipes.kit.graph import GRAPHS_FOLDER as GRAPHS
 from autograd_recipes.project import PROJECT
 
 
@@ -43,67 +43,17 @@ DRAWING = [
     for section in PROJECT.sections()
 ]
 
-# One interpreter imports torch (all a recipe may import besides the standard library and
-# the kit), then forks a child per recipe that runs it as ``python recipes/…/plot_x.py``
-# would: as __main__, with fresh globals, argv = [its path], from an unrelated working
-# directory, the kit imported from the checkout's package, and AUTOGRAD_RECIPES_GRAPHS set to
-# a folder of its own, where the kit's show_graph writes each picture. Forking saves each
-# recipe the seconds of importing torch again.
-RUNNER = """
-import json
-import os
-import runpy
-import sys
-import traceback
-import torch
-# the first optimizer made in a process imports torch._dynamo (about 0.8 s): made once here,
-# every child has it already; what a block prints does not change
-torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)
-
-results = {}
-for path, out in zip(sys.argv[1::2], sys.argv[2::2]):
-    pid = os.fork()
-    if pid == 0:
-        with open(out + ".stdout", "w") as stdout, open(out + ".stderr", "w") as stderr:
-            os.dup2(stdout.fileno(), 1), os.dup2(stderr.fileno(), 2)
-        sys.argv = [path]
-        os.environ["AUTOGRAD_RECIPES_GRAPHS"] = out + ".graphs"
-        try:
-            runpy.run_path(path, run_name="__main__")
-            code = 0
-        except SystemExit as exit_:
-            code = exit_.code if isinstance(exit_.code, int) else 1
-        except BaseException:
-            traceback.print_exc()
-            code = 1
-        sys.stdout.flush(), sys.stderr.flush()
-        os._exit(code)
-    results[path] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-print(json.dumps(results))
-"""
-
 
 def _plain(folder):
-    arguments = [a for recipe in DRAWING for a in (str(recipe), str(folder / recipe.stem))]
+    """Each as ``python recipes/…/plot_x.py`` runs it from an unrelated folder: the kit imported
+    from the checkout's package, and AUTOGRAD_RECIPES_GRAPHS naming a folder of its own, where
+    the kit's show_graph writes each picture."""
 
     def work():
-        result = subprocess.run(
-            [sys.executable, "-c", RUNNER, *arguments],
-            cwd=folder,
-            capture_output=True,
-            text=True,
-            timeout=300,
+        runs = fork_runs.run(
+            DRAWING, folder, alone=False, env=lambda r: {GRAPHS: str(folder / f"{r.stem}.graphs")}
         )
-        assert result.returncode == 0 and result.stderr == "", result.stderr  # importing torch is silent
-        codes = json.loads(result.stdout)
-        return {
-            recipe: (
-                codes[str(recipe)],
-                *((folder / f"{recipe.stem}.{s}").read_text() for s in ("stdout", "stderr")),
-                sorted((folder / f"{recipe.stem}.graphs").glob("*.svg")),
-            )
-            for recipe in DRAWING
-        }
+        return {r: (*runs[r], sorted((folder / f"{r.stem}.graphs").glob("*.svg"))) for r in DRAWING}
 
     return background.Task(work)
 

@@ -156,19 +156,23 @@ def test_sphinx_gallery_keeps_the_picture_paths_it_handed_out(tmp_path):
 
 
 def test_sphinx_gallery_makes_a_notebook_of_an_examples_blocks(tmp_path):
-    """gallery_notebook: py_source_parser's blocks through notebook.jupyter_notebook, each code
-    block through our function first, config comments removed."""
+    """gallery_notebook: py_source_parser's blocks through notebook.jupyter_notebook, the
+    hidden lines kept and config comments removed."""
     from sphinx_gallery.gen_gallery import DEFAULT_GALLERY_CONF
 
     example = tmp_path / "plot_x.py"
     example.write_text(
         '"""\nA title\n=======\n\nThe lede.\n"""\n\nx = 1\n\n# %%\n# Prose.\n\n'
+        "# sphinx_gallery_start_ignore\nhidden = 2\n# sphinx_gallery_end_ignore\n"
         "# sphinx_gallery_dummy = 1\ny = x + 1\n",
         encoding="utf-8",
     )
     conf = {**DEFAULT_GALLERY_CONF, "remove_config_comments": True}
-    notebook = upstream.gallery_notebook(example, conf, tmp_path, lambda code: code.replace("x = 1", "x = 2"))
+    notebook = upstream.gallery_notebook(example, conf, tmp_path)
     cells = [(c["cell_type"], "".join(c["source"])) for c in notebook["cells"]]
     assert cells[0][0] == "markdown" and "A title" in cells[0][1] and "The lede." in cells[0][1]
-    assert [source for kind, source in cells if kind == "code"] == ["x = 2", "y = x + 1"], cells
+    assert [source for kind, source in cells if kind == "code"] == [
+        "x = 1",
+        "hidden = 2\ny = x + 1",  # the markers are config comments to sphinx-gallery: gone too
+    ], cells
     assert notebook["nbformat"] == 4

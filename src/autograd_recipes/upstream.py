@@ -44,19 +44,17 @@ def gallery_file_config(text):
     return extract_file_config(text)
 
 
-def gallery_notebook(path, gallery_conf, target_dir, code):
-    """The notebook (a dict, nbformat 4) sphinx-gallery makes of the example at ``path``: its
-    blocks as py_source_parser reads them, config comments removed as ``remove_config_comments``
-    asks, through notebook.jupyter_notebook; each code block's text passed through ``code``
-    first (sphinx-gallery passes it through its ignore-block removal instead)."""
+def gallery_notebook(path, gallery_conf, target_dir):
+    """The notebook (a dict, nbformat 4) sphinx-gallery makes of the example at ``path``, with
+    the hidden lines kept: its blocks as py_source_parser reads them, config comments removed
+    as ``remove_config_comments`` asks, through notebook.jupyter_notebook (sphinx-gallery's own
+    passes the code through its ignore-block removal first)."""
     from sphinx_gallery import notebook, py_source_parser
 
     blocks = []
     for label, content, line in py_source_parser.split_code_and_text_blocks(str(path))[1]:
-        if label == "code":
-            content = code(content)
-            if gallery_conf["remove_config_comments"]:
-                content = py_source_parser.remove_config_comments(content)
+        if label == "code" and gallery_conf["remove_config_comments"]:
+            content = py_source_parser.remove_config_comments(content)
         blocks.append(py_source_parser.Block(label, content, line))
     return notebook.jupyter_notebook(blocks, gallery_conf, target_dir)
 

@@ -78,36 +78,44 @@ def imported_names(line):
     return [n.strip() for n in match["names"].split(",")] if match else None
 
 
+def _lines(code):
+    """(line, the names it imports from the kit or None) for each line of ``code`` but the
+    hidden-line markers: a download is read as plain code."""
+    return [
+        (line, imported_names(line))
+        for line in code.split("\n")
+        if not (hidden_lines.START.match(line) or hidden_lines.END.match(line))
+    ]
+
+
 def without_kit_import(code):
     """(names, code): the names ``code`` imports from the kit, and ``code`` without that line
     and without the hidden-line markers."""
-    names, kept = [], []
-    for line in code.split("\n"):
-        found = imported_names(line)
-        if found is not None:
-            names += found
-        elif not (hidden_lines.START.match(line) or hidden_lines.END.match(line)):
-            kept.append(line)
-    return names, "\n".join(kept)
+    lines = _lines(code)
+    names = [name for _, found in lines if found for name in found]
+    return names, "\n".join(line for line, found in lines if found is None)
 
 
 def script(source):
     """``source`` as a download: the kit's code in place of its import line, no markers."""
-    out = []
-    for line in source.split("\n"):
-        found = imported_names(line)
-        if found is not None:
-            out.append(kit_code(found).rstrip("\n"))
-        elif not (hidden_lines.START.match(line) or hidden_lines.END.match(line)):
-            out.append(line)
-    return re.sub(r"\n{4,}", "\n\n\n", "\n".join(out))
+    lines = [line if found is None else kit_code(found).rstrip("\n") for line, found in _lines(source)]
+    return re.sub(r"\n{4,}", "\n\n\n", "\n".join(lines))
 
 
-KIT_CELL_TEXT = (
-    "The site's helpers, `expect_error` and `show_graph`, copied in so that this notebook runs "
-    "alone: run this cell first. `expect_error` checks that a failing case raises the error "
-    "the page shows; `show_graph` draws the graph autograd recorded."
-)
+# what the kit's cell of a notebook download says, for each name it defines
+CELL_SAYS = {
+    "expect_error": "`expect_error` checks that a failing case raises the error the page shows",
+    "show_graph": "`show_graph` draws the graph autograd recorded",
+}
+
+
+def kit_cell_text(names):
+    """The markdown before the kit's cell: what it defines, and to run it first."""
+    listed = " and ".join(f"`{name}`" for name in names)
+    return (
+        f"The site's {'helpers' if len(names) > 1 else 'helper'}, {listed}, copied in so that this "
+        f"notebook runs alone: run this cell first. {'; '.join(CELL_SAYS[n] for n in names)}."
+    )
 
 
 def notebook_cells(cells):
@@ -126,14 +134,15 @@ def notebook_cells(cells):
             cell = {**cell, "source": re.sub(r"\n{3,}", "\n\n", text).strip("\n")}
         out.append(cell)
     if first is not None:
+        code = kit_code(names)  # first: it names a name the kit lacks
         kit = [
-            {"cell_type": "markdown", "metadata": {}, "source": KIT_CELL_TEXT},
+            {"cell_type": "markdown", "metadata": {}, "source": kit_cell_text(names)},
             {
                 "cell_type": "code",
                 "execution_count": None,
                 "metadata": {"jupyter": {"source_hidden": True}},
                 "outputs": [],
-                "source": kit_code(names).strip("\n"),
+                "source": code.strip("\n"),
             },
         ]
         out[first:first] = kit

@@ -59,11 +59,13 @@ def executed_notebook(env, docname):
 
 
 def write_if_changed(path, content):
-    """Leave an unchanged file alone: its mtime would make Sphinx re-read the page."""
-    if path.is_file() and path.read_text(encoding="utf-8") == content:
+    """Write ``content`` (text or bytes), leaving an unchanged file alone: its mtime would make
+    Sphinx re-read the page, or copy a download again."""
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    if path.is_file() and path.read_bytes() == data:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(content, encoding="utf-8")
+    path.write_bytes(data)
 
 
 def add_download_link(app, doctree):

@@ -23,18 +23,10 @@ from sphinx import addnodes
 
 from autograd_recipes import upstream
 from autograd_recipes.kit import standalone
+from autograd_recipes.pages.notebook_download import write_if_changed
 from autograd_recipes.project import PROJECT
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the zip format's first date: the same bytes in every build
-
-
-def write_if_changed(path, content):
-    """Leave an unchanged file alone (its mtime would make Sphinx copy it again)."""
-    data = content.encode("utf-8") if isinstance(content, str) else content
-    if path.is_file() and path.read_bytes() == data:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
 
 
 def zipped(files):
@@ -52,7 +44,7 @@ def zipped(files):
 def downloads(recipe, gallery_conf, target_dir):
     """{suffix: content} of a recipe's downloads: ``.py``, ``.ipynb`` and ``.zip``."""
     script = standalone.script(recipe.read_text(encoding="utf-8"))
-    notebook = upstream.gallery_notebook(recipe, gallery_conf, target_dir, lambda code: code)
+    notebook = upstream.gallery_notebook(recipe, gallery_conf, target_dir)
     notebook["cells"] = standalone.notebook_cells(notebook["cells"])
     notebook_text = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
     files = {f"{recipe.stem}.py": script, f"{recipe.stem}.ipynb": notebook_text}
