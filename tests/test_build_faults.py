@@ -82,7 +82,7 @@ PLANTED_CLAIMS = "".join(
         planted_claim(
             "planted-state-change",
             "A claim that leaves float64 as the default dtype.",
-            "the default dtype changed, planted to test that it is put back",
+            "the default dtype changed, planted to test that it ends with the claim",
             'torch.set_default_dtype(torch.float64)\nverdict = "holds"\n',
         ),
     ]
@@ -93,21 +93,82 @@ WRITING_CLAIM = planted_claim(
     "torch.save to a relative path, planted to test where claims run",
     'torch.save(torch.ones(1), "planted_claim.pt")\nverdict = "holds"\n',
 )
-# run first (prepended to the ledger): without a guard its print and hook would reach the
-# tiny site's claims, whose evidence test_leaked_settings_... compares with a clean build's
+# run first (prepended to the ledger): what it changes and starts would otherwise reach the
+# tiny site's claims, whose evidence test_leaked_settings_... compares with a clean build's,
+# and the witness below; none of it is on a list the runner puts back (forked)
+ORPHAN_MARK = "planted-by-a-claim-that-leaves-a-process"
 HOOK_CLAIM = planted_claim(
     "planted-leaves-hooks",
-    "A claim that leaves an environment variable, a module hook and a patched print.",
-    "process-wide registries changed, planted to test that they are put back",
-    """\
+    "A claim that leaves torch, the process and a child process changed.",
+    "process-wide state changed and a process left running, planted to test that none of it outlives the claim",
+    f"""\
     import builtins
     import os
+    import subprocess
+    import sys
+    import warnings
+
+    from torch.overrides import TorchFunctionMode
 
     os.environ["PLANTED_BY_A_CLAIM"] = "1"
     torch.nn.modules.module.register_module_forward_hook(lambda module, args, output: None)
     _print = builtins.print
     builtins.print = lambda *args, **kwargs: _print("planted:", *args, **kwargs)
+    torch._planted_library = torch.library.Library("aten", "IMPL")
+    torch._planted_library.impl("neg", lambda self: self * 0, "CPU")
+    torch.nn.functional.relu = torch.nn.functional.gelu
+    torch.set_warn_always(True)
+    torch.backends.mkldnn.enabled = False
+    torch.optim.SGD.step = lambda self, closure=None: None
+
+
+    class Planted(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {{}}))
+
+
+    Planted().__enter__()
+    torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t).__enter__()
+    warnings.simplefilter("error")
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "{ORPHAN_MARK}"])
     verdict = "holds"
+    """,
+)
+# run after it: holds only where nothing the claim above changed is there
+WITNESS_CLAIM = planted_claim(
+    "planted-sees-nothing-left",
+    "A claim that finds torch and the process as a fresh process has them.",
+    "what planted-leaves-hooks changes, looked for in the claim after it",
+    """\
+    import os
+    import warnings
+
+    import torch.nn.functional as F
+
+    seen = []
+    if torch.neg(torch.tensor([2.0])).tolist() != [-2.0]:
+        seen.append("torch.neg overridden through torch.library")
+    if F.relu(torch.tensor([-1.0])).tolist() != [0.0]:
+        seen.append("F.relu replaced")
+    if torch.is_warn_always_enabled():
+        seen.append("warn_always on")
+    if not torch.backends.mkldnn.enabled:
+        seen.append("mkldnn off")
+    p = torch.nn.Parameter(torch.ones(2))
+    p.grad = torch.ones(2)
+    torch.optim.SGD([p], lr=0.5).step()
+    if p.tolist() != [0.5, 0.5]:
+        seen.append("SGD.step patched")
+    if torch._C._is_torch_function_mode_enabled():
+        seen.append("a TorchFunctionMode entered")
+    if torch._C._autograd._top_saved_tensors_default_hooks(False) is not None:
+        seen.append("saved_tensors_hooks entered")
+    if any(f[0] == "error" for f in warnings.filters):
+        seen.append("warnings raised as errors")
+    if "PLANTED_BY_A_CLAIM" in os.environ or torch.nn.modules.module._global_forward_hooks:
+        seen.append("environment or module hook")
+    print("left by the claims before:", ", ".join(seen) or "nothing")
+    verdict = "does not hold" if seen else "holds"
     """,
 )
 BIG_CLAIM = planted_claim(
@@ -252,7 +313,7 @@ def _faulty_project(folder):
         'id = "tiny-leaf-inplace-raises"\n',
         'id = "tiny-leaf-inplace-raises"\nconditions = ["grad-mode-on"]\n',
     )
-    ledger.write_text(HOOK_CLAIM + text + PLANTED_CLAIMS + WRITING_CLAIM + BIG_CLAIM)
+    ledger.write_text(HOOK_CLAIM + text + PLANTED_CLAIMS + WRITING_CLAIM + BIG_CLAIM + WITNESS_CLAIM)
     plant(recipes / "plot_01_leaf_update.py", "# The update raises.", UNCONDITIONED_SENTENCE)
     leaf = next(c for c in claims_ledger.load(ledger) if c["id"] == "tiny-leaf-inplace-raises")
     (docs / "conditions").mkdir()
@@ -374,12 +435,6 @@ EXPECTED = {
         "it found them: it changed global state (environment: SOURCE_DATE_EPOCH changed; global module "
         "hooks: _global_forward_hooks: 0 -> 1; patched attributes: builtins.print replaced); it was put back"
     ],
-    "claim that leaves the environment, a module hook and a patched print": [
-        "claim planted-leaves-hooks no longer matches the ledger",
-        "claim planted-leaves-hooks changed global state (environment: PLANTED_BY_A_CLAIM set; global "
-        "module hooks: _global_forward_hooks: 0 -> 1; patched attributes: builtins.print replaced); it must "
-        "leave them as it found them",
-    ],
     "recipe leaves anomaly mode changed": [
         "WARNING: recipes/plot_03_anomaly_thread_output.py: a recipe must leave "
         "the process and the checkout as it found them: it changed global state (anomaly detection: "
@@ -400,11 +455,6 @@ EXPECTED = {
     "claim that ends its process": [
         "claim planted-os-exit no longer matches the ledger",
         "claim planted-os-exit: its process ended (exit 0) while the claim ran",
-    ],
-    "claim that changes torch settings": [
-        "claim planted-state-change no longer matches the ledger",
-        "claim planted-state-change changed global state (default dtype: torch.float32 -> "
-        "torch.float64); it must leave them as it found them",
     ],
     "notebook cell that stops raising": [
         "tiny_notebook.md: WARNING: Executing notebook failed: CellExecutionError",
@@ -824,16 +874,36 @@ CONTROL_CLAIM = PLANTED_CLAIMS[PLANTED_CLAIMS.index('[[claim]]\nid = "planted-st
 
 
 def _runner_alone(folder):
-    """The claims runner alone, without a build: the planted claims, then a control claim."""
+    """The claims runner alone, without a build: the planted claims, a control claim, and
+    a claim that changes the process and leaves a process running, then its witness."""
     from autograd_recipes.claims import claims_runner
 
-    ledger = folder / "claims.toml"
-    ledger.write_text(PLANTED_CLAIMS.replace("timeout = 2", "timeout = 1"))
-    control = folder / "control.toml"
-    control.write_text(CONTROL_CLAIM)
-    return background.Task(
-        lambda: (claims_runner.run_all(ledger, timeout=5), claims_runner.run_all(control, timeout=5))
-    )
+    ledgers = {
+        "planted": PLANTED_CLAIMS.replace("timeout = 2", "timeout = 1"),
+        "control": CONTROL_CLAIM,
+        "isolation": HOOK_CLAIM + WITNESS_CLAIM,
+    }
+    for name, text in ledgers.items():
+        (folder / f"{name}.toml").write_text(text)
+
+    def work():
+        results = {name: claims_runner.run_all(folder / f"{name}.toml", timeout=5) for name in ledgers}
+        return results, _processes_marked(ORPHAN_MARK)
+
+    return background.Task(work)
+
+
+def _processes_marked(mark):
+    """The command lines of the processes running with ``mark`` among their arguments."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            args = cmdline.read_bytes().split(b"\0")
+        except OSError:  # ended meanwhile
+            continue
+        if mark.encode() in args:
+            found.append(b" ".join(args).decode(errors="replace"))
+    return found
 
 
 JOBS.register("claims runner alone", "runner_alone", _runner_alone)
@@ -843,16 +913,29 @@ runner_alone = JOBS.fixture("claims runner alone")
 
 
 def test_running_claims_in_their_own_process_survives_exits(runner_alone):
-    """The runner alone, without a build, with a control claim that must pass."""
-    results, control = runner_alone
-    assert list(results) == [
+    """The runner alone, without a build: each fault is the claim's error, and a sound
+    claim after them holds (the control)."""
+    results, _ = runner_alone
+    assert list(results["planted"]) == [
         "planted-endless-loop",
         "planted-sys-exit",
         "planted-os-exit",
         "planted-state-change",
     ]
-    assert all(verdict is None for verdict, _ in results.values()), results
-    assert control == {"planted-state-change": ("holds", "nothing changed\n")}
+    assert [verdict for verdict, _ in results["planted"].values()] == [None, None, None, "holds"], results
+    assert results["control"] == {"planted-state-change": ("holds", "nothing changed\n")}
+
+
+def test_nothing_a_claim_changes_or_starts_outlives_it(runner_alone):
+    """A claim overrides aten::neg through torch.library, replaces F.relu and an optimizer's
+    step, enters a TorchFunctionMode and saved-tensor hooks, makes warnings errors, and starts
+    a process: the claim after it finds none of it, and the process has ended."""
+    results, left_running = runner_alone
+    assert results["isolation"] == {
+        "planted-leaves-hooks": ("holds", ""),
+        "planted-sees-nothing-left": ("holds", "left by the claims before: nothing\n"),
+    }, results["isolation"]
+    assert left_running == [], left_running
 
 
 def test_untranslated_korean_message_fails_the_build_naming_the_catalog(tmp_path):

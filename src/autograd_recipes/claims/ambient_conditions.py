@@ -32,6 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from autograd_recipes import forked
 from autograd_recipes.claims import claims_ledger
 
 TIMEOUT = 60  # seconds per run; the ledger's own ``timeout`` wins
@@ -218,28 +219,19 @@ def run_all(claims, condition_ids=None, workers=WORKERS, timeout=TIMEOUT):
                 claim, cid = tasks.pop(0)
                 out = Path(tmp) / f"{claim['id']}.{cid}.json"
                 limit = float(claim.get("timeout", timeout))
-                pid = os.fork()
-                if pid == 0:  # the child: run, write, and leave without running the parent's cleanup
-                    code = 0
-                    try:
-                        os.setpgid(0, 0)
-                        _run_in_child(claim, cid, out, limit)
-                    except BaseException:  # noqa: BLE001
-                        code = 1
-                    finally:
-                        os._exit(code)
+                pid = forked.start(functools.partial(_run_in_child, claim, cid, out, limit))
                 running[pid] = (claim, cid, out, time.monotonic() + limit + 10)
             # only this runner's children: the process may have others (a test run's builds)
-            ended = [done for done in (os.waitpid(child, os.WNOHANG) for child in running) if done[0]]
+            ended = [(child, code) for child in list(running) if (code := forked.ended(child)) is not None]
             if not ended:
                 now = time.monotonic()
                 for child, (*_, deadline) in list(running.items()):
                     if now > deadline:
-                        with contextlib.suppress(ProcessLookupError):
-                            os.killpg(child, signal.SIGKILL)
-                time.sleep(0.01)
-                continue
-            for pid, status in ended:  # each is reaped now: all of them are taken
+                        ended.append((child, forked.kill(child)))
+                if not ended:
+                    time.sleep(0.01)
+                    continue
+            for pid, status in ended:  # each is reaped now, its process group ended
                 claim, cid, out, _ = running.pop(pid)
                 try:
                     result = json.loads(out.read_text(encoding="utf-8"))
@@ -247,7 +239,7 @@ def run_all(claims, condition_ids=None, workers=WORKERS, timeout=TIMEOUT):
                     result = {
                         "verdict": None,
                         "applies": True,
-                        "evidence": f"the run ended (status {status})",
+                        "evidence": f"the run ended (exit {status})",
                     }
                 results[claim["id"]][cid] = result
     return results

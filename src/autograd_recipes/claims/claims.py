@@ -40,7 +40,7 @@ CLAIMS_DOC = "claims"
 # the code a claim runs in
 RUNNER_SOURCES = tuple(
     f"autograd_recipes.{name}"
-    for name in ("claims.claims_ledger", "claims.claims_runner", "execution.torch_state")
+    for name in ("claims.claims_ledger", "claims.claims_runner", "forked")
 )
 
 

@@ -1,19 +1,17 @@
-"""Run the claims ledger in a process of its own, one claim at a time, each with a time limit.
+"""Run the claims ledger in a process of its own, each claim in a child forked from it, with a time limit.
 
 The claims extension calls ``run_all``; it starts this file as a child process,
 so nothing a recipe did to the build's process (torch settings, threads) can
-change a claim's evidence, and nothing a claim does can end the build: a claim
-that calls ``sys.exit`` gets an error as its result, and one that kills its
-process (``os._exit``, a crash, the watchdog) is named from the results file and
-the remaining claims run in a new process. Each claim runs at most its
-``timeout`` (ledger field) or the default seconds: then a ``TimeoutError``
-naming it, and ``WATCHDOG_GRACE`` seconds later the watchdog ends the process. A
-claim that changes global state (torch's settings, the environment, global module
-hooks, patched torch or builtins) gets an error too, and the state is put back before
-the next claim (torch_state): one claim's hook cannot fill the evidence of the next.
-What the page cells a claim uses change (the guide's memory meter sets
-KINETO_LOG_LEVEL) is the page's setup, not the claim's doing: not reported, but put
-back all the same.
+change a claim's evidence, and nothing a claim does can end the build. That process
+imports torch once and runs each claim in a child forked from it (forked): whatever a
+claim changes (torch's settings, a ``torch.library`` override, a patched function, a mode
+left entered, the environment) or starts (a process) ends with its child, so no claim
+can fill the evidence of the next, and nothing has to be listed to be put back. A
+claim that calls ``sys.exit`` gets an error as its result; one that ends its child
+(``os._exit``, a crash, the watchdog) is named with the end of what it printed. Each
+claim runs at most its ``timeout`` (ledger field) or the default seconds: then a
+``TimeoutError`` naming it, and ``WATCHDOG_GRACE`` seconds later the watchdog ends the
+child. Should the process itself die, the remaining claims run in a new one.
 
 Child protocol: ``python -m autograd_recipes.claims.claims_runner --child LEDGER RESULTS
 TIMEOUT PARENT_PID [ID...]`` runs the listed claims (all if none) and appends JSON lines to
@@ -37,6 +35,7 @@ WATCHDOG_GRACE = 10
 # The parent's last resort, for a child stuck outside any claim (importing torch on a
 # machine busy with other builds took over 100 s once on CI); each claim has its own limit.
 STARTUP_ALLOWANCE = 600
+CHILD_ALLOWANCE = 5  # seconds past a claim's watchdog before its child is killed from here
 
 
 def run_all(ledger, timeout, claims=None):
@@ -110,32 +109,48 @@ def _exit_text(code):
 
 
 def _child(ledger, out, timeout, ids):
-    from autograd_recipes.execution import torch_state
+    import torch
 
+    from autograd_recipes import forked
+
+    # the first optimizer made in a process imports torch._dynamo (about 1 s): made once
+    # here, every claim's child has it already; what a check sees does not change
+    torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # this process reaps its children itself
     wanted = set(ids)
     claims = [c for c in claims_ledger.load(ledger) if not wanted or c["id"] in wanted]
-    baseline = torch_state.snapshot()
     with open(out, "a", encoding="utf-8") as results:
-        for claim in claims:
+        for number, claim in enumerate(claims):
             limit = float(claim.get("timeout", timeout))
             results.write(json.dumps({"start": claim["id"]}) + "\n")
             results.flush()
-            setup = {}  # the state the page cells the claim uses leave: the page's, not the claim's
-            verdict, evidence = _run_one(
-                claim, limit, lambda setup=setup: setup.update(state=torch_state.snapshot())
-            )
-            changed = torch_state.check_and_restore(baseline, setup.get("state"))
-            if changed:
-                verdict = None
-                evidence += (
-                    f"claim {claim['id']} changed global state "
-                    f"({'; '.join(changed)}); it must leave them as it found them\n"
-                )
+            answer, printed = (Path(out).with_name(f"{Path(out).stem}.{number}.{s}") for s in ("json", "log"))
+
+            def work(claim=claim, limit=limit, answer=answer, printed=printed):
+                with open(printed, "w", encoding="utf-8") as log:  # what a child that dies printed
+                    os.dup2(log.fileno(), 1)
+                    os.dup2(log.fileno(), 2)
+                answer.write_text(json.dumps(_run_one(claim, limit)), encoding="utf-8")
+
+            code = forked.run(work, limit + WATCHDOG_GRACE + CHILD_ALLOWANCE)
+            try:
+                verdict, evidence = json.loads(answer.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                how = _exit_text(code) if code is not None else f"killed after {limit + WATCHDOG_GRACE:g} s"
+                tail = "\n".join(_read(printed).strip().splitlines()[-15:])
+                verdict, evidence = None, f"claim {claim['id']}: its process ended ({how}) while the claim ran\n{tail}"
             results.write(json.dumps({"id": claim["id"], "verdict": verdict, "evidence": evidence}) + "\n")
             results.flush()
 
 
-def _run_one(claim, limit, after_setup):
+def _read(path):
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _run_one(claim, limit):
     def on_timeout(signum, frame):
         raise TimeoutError(
             f"claim {claim['id']} still running after {limit:g} s "
@@ -146,7 +161,7 @@ def _run_one(claim, limit, after_setup):
     signal.setitimer(signal.ITIMER_REAL, limit)
     faulthandler.dump_traceback_later(limit + WATCHDOG_GRACE, exit=True)
     try:
-        return claims_ledger.run(claim, after_setup)
+        return claims_ledger.run(claim)
     except SystemExit as exit_:  # not an Exception: run() lets it through
         return None, f"claim {claim['id']} called sys.exit({exit_.code!r})\n"
     finally:

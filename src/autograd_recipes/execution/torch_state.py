@@ -1,12 +1,12 @@
 """torch's process-wide settings that change what later code prints, and a guard for them.
 
-A recipe or a claim that calls ``torch.set_default_dtype(torch.float64)``,
+A recipe that calls ``torch.set_default_dtype(torch.float64)``,
 ``torch.set_grad_enabled(False)`` or ``torch.autograd.set_detect_anomaly(True)``
 and does not undo it changes the output of everything that runs after it in
-the same process. ``recipe_guard`` and ``claims_runner`` take a ``snapshot``
-before each run; ``check_and_restore`` after it names what changed and puts the
+the same process. ``recipe_guard`` takes a ``snapshot`` before each recipe (a claim
+runs in a process of its own: forked); ``check_and_restore`` after it names what changed and puts the
 snapshot back, so that nothing else is affected. The random number
-generators are not compared: every recipe and claim is seeded before it runs.
+generators are not compared: every recipe is seeded before it runs.
 Beside torch's settings it compares, by identity, the registries one run can change for
 the next: the environment (``SOURCE_DATE_EPOCH`` dates every page), torch.nn's global
 module hooks, and the attributes of ``builtins``, ``torch``, ``torch.nn.functional``,
@@ -82,19 +82,15 @@ def _restore_settings(state):
             setter(state[name])
 
 
-def check_and_restore(before, since=None):
-    """The changes made since ``since`` (default ``before``), after putting ``before`` back:
-    a claim's check is compared with the state its page's setup cells left (``since``),
-    and everything, the setup's changes too, is put back to ``before``. torch's settings
+def check_and_restore(before):
+    """The changes made since ``before``, after putting ``before`` back. torch's settings
     are put back first: a setting rebinds names of its own (set_default_dtype rebinds
     torch.Storage), which are then no change of the registries."""
-    since = before if since is None else since
-    settings = {name: value for name, value in since.items() if not isinstance(value, _Registry)}
+    settings = {name: value for name, value in before.items() if not isinstance(value, _Registry)}
     found = changes(settings, snapshot())
-    _restore_settings(since)
-    registries = {name: value for name, value in since.items() if isinstance(value, _Registry)}
-    found += changes(registries, snapshot())
     _restore_settings(before)
+    registries = {name: value for name, value in before.items() if isinstance(value, _Registry)}
+    found += changes(registries, snapshot())
     now = snapshot()
     for name, registry in before.items():
         if isinstance(registry, _Registry) and registry.difference(now[name]):
