@@ -25,7 +25,6 @@ import contextlib
 import functools
 import inspect
 import json
-import os
 import signal
 import sys
 import tempfile

@@ -39,8 +39,7 @@ logger = logging.getLogger(__name__)
 CLAIMS_DOC = "claims"
 # the code a claim runs in
 RUNNER_SOURCES = tuple(
-    f"autograd_recipes.{name}"
-    for name in ("claims.claims_ledger", "claims.claims_runner", "forked")
+    f"autograd_recipes.{name}" for name in ("claims.claims_ledger", "claims.claims_runner", "forked")
 )
 
 

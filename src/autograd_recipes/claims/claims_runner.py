@@ -138,7 +138,10 @@ def _child(ledger, out, timeout, ids):
             except (OSError, ValueError):
                 how = _exit_text(code) if code is not None else f"killed after {limit + WATCHDOG_GRACE:g} s"
                 tail = "\n".join(_read(printed).strip().splitlines()[-15:])
-                verdict, evidence = None, f"claim {claim['id']}: its process ended ({how}) while the claim ran\n{tail}"
+                verdict, evidence = (
+                    None,
+                    f"claim {claim['id']}: its process ended ({how}) while the claim ran\n{tail}",
+                )
             results.write(json.dumps({"id": claim["id"], "verdict": verdict, "evidence": evidence}) + "\n")
             results.flush()
 
