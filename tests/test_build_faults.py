@@ -274,6 +274,7 @@ def _faulty_project(folder):
     (docs / "planted_warning.md").write_text(WARNING_NOTEBOOK)
     # a reference to a page that does not exist
     plant(docs / "index.rst", ":doc:`tiny_notebook`", ":doc:`tiny_notebok`")
+    _plant_contributor_mistakes(project)  # (at the end of this file)
     return background_build(project, "--lang", "en", "-D", f"recipe_timeout={RECIPE_TIMEOUT}", timeout=600)
 
 
@@ -976,3 +977,36 @@ def test_killing_the_build_ends_its_children_and_frees_the_lock(tiny_site, tmp_p
     finally:
         for pid in _processes_of(project):
             os.kill(pid, signal.SIGKILL)
+
+
+# --- what a contributor gets wrong in the gallery's files (planted into the fault build) ----------
+
+MARKUP_TITLE = "Tensor<float> & <img src=x onerror=alert(1)>"
+MARKUP_RECIPE = "recipes/plot_11_markup_in_title.py"
+
+
+def _plant_contributor_mistakes(project):
+    markup = f'"""\n{MARKUP_TITLE}\n{"=" * len(MARKUP_TITLE)}\n\nA lede that names Tensor<float>.\n"""\n\n'
+    (project / MARKUP_RECIPE).write_text(markup + "import torch\n\nprint(torch.ones(2))\n")
+    # a mini-gallery of the recipes that use torch.ones: the markup recipe's card on another page
+    (project / "docs/planted_minigallery.rst").write_text(
+        ":orphan:\n\nPlanted mini-gallery\n====================\n\nRecipes.\n\n.. minigallery:: torch.ones\n"
+    )
+
+
+def test_markup_in_a_recipe_title_is_text_on_every_page(fault_outputs):
+    """sphinx-gallery writes a card's caption as raw HTML, unescaped (gallery_cards): the
+    title's markup must show as text, escaped once, and nowhere run."""
+    site = fault_outputs / "build/html/en"
+    escaped = "Tensor&lt;float&gt; &amp; &lt;img src=x onerror=alert(1)&gt;"
+    for page in ("recipes/index.html", "planted_minigallery.html"):
+        html = (site / page).read_text(encoding="utf-8")
+        assert f'class="sphx-glr-thumbnail-title">{escaped}</div>' in html, page
+        assert "A lede that names Tensor&lt;float&gt;." in html, page  # the card's description
+    assert escaped in (site / "recipes/plot_11_markup_in_title.html").read_text(encoding="utf-8")
+    live = sorted(
+        p.relative_to(site).as_posix()
+        for p in site.rglob("*.html")
+        if "<img src=x" in p.read_text(encoding="utf-8")
+    )
+    assert live == [], f"the title is markup on {live}"
