@@ -31,6 +31,8 @@ extensions = [
     "autograd_recipes.execution.recipe_guard",
     "autograd_recipes.execution.cache_key",
     "autograd_recipes.execution.reused_outputs",
+    "autograd_recipes.execution.recipe_imports",
+    "autograd_recipes.execution.gallery_layout",
     "autograd_recipes.i18n.site_languages",
     "autograd_recipes.pages.source_links",
     "autograd_recipes.pages.provenance",

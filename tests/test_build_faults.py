@@ -335,6 +335,7 @@ def _faulty_project(folder):
     (docs / "planted_warning.md").write_text(WARNING_NOTEBOOK)
     # a reference to a page that does not exist
     plant(docs / "index.rst", ":doc:`tiny_notebook`", ":doc:`tiny_notebok`")
+    _plant_contributor_mistakes(project)  # (at the end of this file)
     return background_build(project, "--lang", "en", "-D", f"recipe_timeout={RECIPE_TIMEOUT}", timeout=600)
 
 
@@ -1059,3 +1060,92 @@ def test_killing_the_build_ends_its_children_and_frees_the_lock(tiny_site, tmp_p
     finally:
         for pid in _processes_of(project):
             os.kill(pid, signal.SIGKILL)
+
+
+# --- what a contributor gets wrong in the gallery's files (planted into the fault build) ----------
+
+MARKUP_TITLE = "Tensor<float> & <img src=x onerror=alert(1)>"
+MARKUP_RECIPE = "recipes/plot_11_markup_in_title.py"
+UNPREFIXED_RECIPE = "recipes/leaf_update_again.py"  # a recipe without plot_: published, never run
+UNSHOWN_FOLDER = "recipes/unshown"  # a folder of recipes without README.rst: left out of the gallery
+
+
+def _plant_contributor_mistakes(project):
+    markup = f'"""\n{MARKUP_TITLE}\n{"=" * len(MARKUP_TITLE)}\n\nA lede that names Tensor<float>.\n"""\n\n'
+    (project / MARKUP_RECIPE).write_text(markup + "import torch\n\nprint(torch.ones(2))\n")
+    (project / UNPREFIXED_RECIPE).write_text(
+        recipe("Updating a leaf again", 'x = torch.ones(2)\nprint("a line the page never shows")\n')
+    )
+    (project / UNSHOWN_FOLDER).mkdir()
+    (project / UNSHOWN_FOLDER / "plot_20_unshown.py").write_text(recipe("An unshown recipe", "print(1)\n"))
+    # a mini-gallery of the recipes that use torch.ones: the markup recipe's card on another page
+    (project / "docs/planted_minigallery.rst").write_text(
+        ":orphan:\n\nPlanted mini-gallery\n====================\n\nRecipes.\n\n.. minigallery:: torch.ones\n"
+    )
+
+
+def test_markup_in_a_recipe_title_is_text_on_every_page(fault_outputs):
+    """sphinx-gallery writes a card's caption as raw HTML, unescaped (gallery_cards): the
+    title's markup must show as text, escaped once, and nowhere run."""
+    site = fault_outputs / "build/html/en"
+    escaped = "Tensor&lt;float&gt; &amp; &lt;img src=x onerror=alert(1)&gt;"
+    for page in ("recipes/index.html", "planted_minigallery.html"):
+        html = (site / page).read_text(encoding="utf-8")
+        assert f'class="sphx-glr-thumbnail-title">{escaped}</div>' in html, page
+        assert "A lede that names Tensor&lt;float&gt;." in html, page  # the card's description
+    assert escaped in (site / "recipes/plot_11_markup_in_title.html").read_text(encoding="utf-8")
+    live = sorted(
+        p.relative_to(site).as_posix()
+        for p in site.rglob("*.html")
+        if "<img src=x" in p.read_text(encoding="utf-8")
+    )
+    assert live == [], f"the title is markup on {live}"
+
+
+def test_a_py_file_without_the_recipe_prefix_fails_the_build_naming_it(fault_build):
+    project, code, output, seconds = fault_build
+    assert (
+        f"WARNING: {UNPREFIXED_RECIPE}: sphinx-gallery publishes this file as a recipe page and a card but "
+        "never runs it (its code would show no output): only files named plot_*.py run. If it is a recipe, "
+        "rename it plot_<number>_<name>.py; if it is code that recipes share, move it out of recipes/ into "
+        "the kit (src/autograd_recipes/kit/), whose code each download carries"
+    ) in output, output[-5000:]
+    # the control: the recipes named plot_*.py, planted or not, are not named
+    named = re.findall(r"WARNING: (\S+): sphinx-gallery publishes this file", output)
+    assert named == [UNPREFIXED_RECIPE], named
+
+
+def test_a_recipe_folder_without_a_readme_fails_the_build_naming_it(fault_build):
+    project, code, output, seconds = fault_build
+    assert (
+        f"WARNING: {UNSHOWN_FOLDER}/: a folder of recipes without a README.rst: sphinx-gallery leaves it and "
+        "its 1 .py file out of the gallery without a word. Give it a README.rst (the section's heading and a "
+        "sentence), or move its recipes into recipes/"
+    ) in output, output[-5000:]
+    assert not (fault_build[0] / "docs/recipes/unshown").exists()  # sphinx-gallery did leave it out
+
+
+def test_a_nested_recipe_folder_is_named_and_ignored_files_are_not(tmp_path):
+    """gallery_layout's other cases, without a build: sections do not nest (conf.py's
+    nested_sections), and a file sphinx-gallery's ignore_pattern leaves out is no page."""
+    from sphinx_gallery.gen_gallery import DEFAULT_GALLERY_CONF
+
+    from autograd_recipes.execution.gallery_layout import problems
+    from autograd_recipes.project import PROJECT
+
+    recipes = tmp_path / "recipes"
+    for name in (
+        "README.rst",
+        "plot_01_a.py",
+        "__init__.py",
+        "field/README.rst",
+        "field/deeper/plot_02_b.py",
+    ):
+        (recipes / name).parent.mkdir(parents=True, exist_ok=True)
+        (recipes / name).write_text("")
+    conf = {**DEFAULT_GALLERY_CONF, **PROJECT.config["sphinx_gallery_conf"]}
+    assert problems(recipes, conf, tmp_path) == [
+        "recipes/field/deeper/: the gallery's sections are the folders right under recipes/ (conf.py's "
+        "nested_sections is False): sphinx-gallery leaves this folder's 1 .py file out of the gallery without "
+        "a word. Move them into a section's folder"
+    ]

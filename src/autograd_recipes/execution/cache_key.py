@@ -11,6 +11,7 @@ the key differs from the one their outputs were made with, and Sphinx re-reads
 every page (``execution_environment`` is an "env" config value). A notebook
 whose execution failed is read again on the next build, so a failure cannot
 pass the second time.
+A module of the checkout that a recipe imports is recipe_imports' part of the key.
 """
 
 import hashlib

@@ -14,14 +14,13 @@ and an English build is unchanged. These places need it:
 * Sphinx's JS catalog (``_static/translations.js``) has an empty Korean plural
   for the search result count: the messages our sphinx.po has fill it.
 * conf.py's ``copyright`` names the holders in English (furo's footer).
-* sphinx-gallery writes the recipe cards' captions and tooltips as raw HTML in
-  English (the gallery index's, and the mini-galleries' on other pages): they are
-  replaced by the recipe's translated title and first paragraph (which gallery_cards
-  then shows on the card).
+* sphinx-gallery writes the recipe cards' tooltips as raw HTML in English (the gallery
+  index's, and the mini-galleries' on other pages): they are replaced by the recipe's
+  translated first paragraph (which gallery_cards then shows on the card, under the
+  caption it writes from the recipe page's translated title).
 """
 
 import json
-import posixpath
 import re
 from html import escape
 from pathlib import Path
@@ -30,8 +29,8 @@ from docutils import nodes
 from sphinx.locale import _
 from sphinx.util import logging
 
-from autograd_recipes import upstream
 from autograd_recipes.i18n.site_languages import source_language
+from autograd_recipes.pages import gallery_cards
 from autograd_recipes.pages.recipe_list import lede
 
 logger = logging.getLogger(__name__)
@@ -144,42 +143,22 @@ def _finish(app, exception):
 
 
 def _gallery_cards(app, doctree, docname):
-    """The recipe cards (the gallery index's, and the mini-galleries' of other pages): caption
-    and tooltip from the translated recipe. Each card is, in this order, a raw block that
-    opens it (with the tooltip), the link to its recipe, and a raw block with its caption."""
+    """The recipe cards' tooltips (the gallery index's, and the mini-galleries' of other pages)
+    from the translated recipe's first paragraph; gallery_cards writes every card's caption
+    from the recipe page's title, which is translated already."""
     if app.config.language == source_language(app.config):
         return
-    card = None  # [the raw block that opened the card being read, its recipe]
-    for node in list(doctree.findall(lambda n: isinstance(n, (nodes.raw, nodes.reference)))):
-        if isinstance(node, nodes.raw) and upstream.GALLERY_CARD_CLASS in node.astext():
-            card = [node, None]
-        elif isinstance(node, nodes.reference) and card and card[1] is None:
-            card[1] = _linked_doc(app, docname, node.get("refuri", ""))
-        elif isinstance(node, nodes.raw) and upstream.GALLERY_CARD_TITLE_CLASS in node.astext() and card:
-            (open_div, doc), card = card, None
-            if doc not in app.env.all_docs:
-                continue
-            title = app.env.titles[doc].astext()
-            try:
-                tooltip = re.sub(r"\s+", " ", lede(app.env, doc).astext())
-            except ValueError:
-                tooltip = title
-            _replace(
-                open_div,
-                re.sub(r'tooltip="[^"]*"', f'tooltip="{escape(tooltip, quote=True)}"', open_div.astext()),
-            )
-            _replace(
-                node,
-                re.sub(
-                    rf'({upstream.GALLERY_CARD_TITLE_CLASS}">)[^<]*', rf"\g<1>{escape(title)}", node.astext()
-                ),
-            )
-
-
-def _linked_doc(app, docname, refuri):
-    """The document a link on ``docname``'s page points to (its refuri is relative to the page)."""
-    path = posixpath.normpath(posixpath.join(posixpath.dirname(docname), refuri.split("#")[0]))
-    return path.removesuffix(app.builder.out_suffix)
+    for opening, doc, _caption in gallery_cards.cards(app, doctree, docname):
+        if doc not in app.env.all_docs:
+            continue
+        try:
+            tooltip = re.sub(r"\s+", " ", lede(app.env, doc).astext())
+        except ValueError:
+            tooltip = app.env.titles[doc].astext()
+        _replace(
+            opening,
+            re.sub(r'tooltip="[^"]*"', f'tooltip="{escape(tooltip, quote=True)}"', opening.astext()),
+        )
 
 
 def _replace(raw, text):
