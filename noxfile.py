@@ -1,4 +1,4 @@
-"""Contributor tasks: ``nox -s docs``, ``tests``, ``lint``, ``i18n``, ``claims``, ``conditions``, ``matrix``, ``bench``, ``lighthouse``, ``serve``."""
+"""Contributor tasks: ``nox -s docs``, ``tests``, ``lint``, ``i18n``, ``claims``, ``conditions``, ``matrix``, ``bench``, ``lighthouse``, ``serve``, ``lock``."""
 
 import sys
 from pathlib import Path
@@ -8,7 +8,7 @@ import nox
 SRC = Path(__file__).resolve().parent / "src"
 sys.path.insert(0, str(SRC))  # the package's installers module: the standard library only
 SRC_ON_PATH = {"PYTHONPATH": str(SRC)}  # for nox's own Python (the matrix session)
-from autograd_recipes import installers  # noqa: E402
+from autograd_recipes import installers, locking  # noqa: E402
 
 # the machinery without its dependencies: where torch is all it needs
 PACKAGE_ALONE = ("--no-deps", "-e", ".")
@@ -19,10 +19,24 @@ nox.options.default_venv_backend = "uv|virtualenv"
 
 
 def install(session, *packages):
-    """Install ``packages`` (default: requirements.txt) with the session's installer; uv gets
-    pip's indexes, find-links and constraints (installers.py)."""
+    """Install ``packages``, unlocked (another torch, the package alone), with the session's
+    installer; uv gets pip's indexes, find-links and constraints (installers.py)."""
     env = installers.uv_settings(installers.pip_config()) if session.venv_backend == "uv" else {}
-    session.install(*(packages or ("-r", "requirements.txt")), env=env)
+    session.install(*packages, env=env)
+
+
+def install_locked(session, lock=locking.LOCK):
+    """Install a lock file (locking.py) with every file's hash required, torch from PyTorch's
+    CPU index and the rest from PyPI (installers.locked_settings); after requirements.lock,
+    the package itself, editable: a folder, which has no hash, built with the lock's setuptools."""
+    config, torch = installers.pip_config(), locking.locked_torch()
+    if session.venv_backend == "uv":
+        env = installers.locked_settings(config, torch)
+    else:
+        env = installers.locked_pip_settings(config, torch)
+    session.install("--require-hashes", "-r", lock, env=env)
+    if lock == locking.LOCK:
+        session.install("--no-deps", "--no-build-isolation", "-e", ".", env=env)
 
 
 @nox.session
@@ -31,21 +45,21 @@ def docs(session):
 
     ``nox -s docs -- --lang en`` builds English only (and removes an older build's other languages).
     """
-    install(session)
+    install_locked(session)
     session.run("python", "-m", "autograd_recipes.publish.build", *session.posargs)
 
 
 @nox.session
 def tests(session):
     """Doctests, recipe checks, one shared build of the site, fault builds; the 15 slowest tests."""
-    install(session)
+    install_locked(session)
     session.run("pytest", "--durations=15", *session.posargs)
 
 
 @nox.session
 def lint(session):
     """ruff (check and format) for Python, sphinx-lint for the sources, zizmor for the workflows."""
-    install(session, "ruff==0.17.5", "sphinx-lint==1.0.2", "zizmor==1.32.0")
+    install_locked(session, locking.LINT_LOCK)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("sphinx-lint", "docs", "recipes", "README.md")
@@ -55,14 +69,14 @@ def lint(session):
 @nox.session
 def i18n(session):
     """Refresh every translation's catalogs from the English source, then list what needs translating."""
-    install(session)
+    install_locked(session)
     session.run("python", "-m", "autograd_recipes.i18n.refresh_catalogs")
 
 
 @nox.session
 def bench(session):
     """Time cold and incremental builds on a copy of the project; check the budgets."""
-    install(session)
+    install_locked(session)
     session.run("python", "-m", "autograd_recipes.publish.bench")
 
 
@@ -85,7 +99,7 @@ def conditions(session):
     ``nox -s conditions -- ID ...`` runs those claims only; ``-- --verify`` compares with the
     record instead of writing it. Fails on a flip the ledger does not explain.
     """
-    install(session)
+    install_locked(session)
     args = session.posargs if "--verify" in session.posargs else ["--record", *session.posargs]
     session.run("python", "-m", "autograd_recipes.claims.ambient_conditions", *args)
 
@@ -117,3 +131,12 @@ def serve(session):
     """Serve build/html at conf.py's LOCAL_SITE_URL (run ``nox -s docs`` first); ``-- 8001`` for another port."""
     install(session, *PACKAGE_ALONE)  # the project model, which reads conf.py
     session.run("python", "-m", "autograd_recipes.publish.serve", *session.posargs)
+
+
+@nox.session(venv_backend="none")
+def lock(session):
+    """Resolve requirements.lock and requirements-lint.lock again, with hashes (locking.py):
+    after a change to requirements.txt, pyproject.toml's build backend or the lint tools.
+    Versions stay unless their inputs move; ``-- --upgrade`` (or ``--upgrade-package NAME``)
+    takes newer ones."""
+    session.run(sys.executable, "-m", "autograd_recipes.locking", *session.posargs, env=SRC_ON_PATH)

@@ -1,4 +1,5 @@
-"""What pip is configured with here, and the same settings for uv and for the torch matrix.
+"""What pip is configured with here, the same settings for uv and for the torch matrix, and
+where uv and pip take the lock files' packages from.
 
 The standard library only: ``noxfile.py`` imports it from ``src/`` before any environment
 has the package.
@@ -8,7 +9,11 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
+# where the CPU builds of torch are published (uv's ``--torch-backend cpu`` asks it for
+# torch's family alone; the default torch wheels on PyPI carry CUDA, about 3 GB)
+PYTORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 # pip's setting -> uv's variable; uv reads no pip configuration
 UV_VARIABLES = {
     "index-url": "UV_DEFAULT_INDEX",
@@ -52,6 +57,43 @@ def uv_settings(config, environ=os.environ):
         # index that has the package
         env.setdefault("UV_INDEX_STRATEGY", "unsafe-best-match")
     return env
+
+
+def torch_folders(config, torch_version):
+    """pip's find-links folders on this disk that hold ``torch_version``'s wheel (a machine
+    that keeps the CPU build of torch, and may not reach PyTorch's index)."""
+    folders = [entry.removeprefix("file://") for entry in config.get("find-links", "").split()]
+    return [
+        folder
+        for folder in folders
+        if "://" not in folder and any(Path(folder).glob(f"torch-{torch_version}-*.whl"))
+    ]
+
+
+def locked_settings(config, torch_version, environ=os.environ):
+    """Environment that makes uv install a lock file (``requirements.lock``) from where it
+    was resolved: every package from the default index (PyPI) alone, pip's extra indexes
+    left out (with two indexes and ``unsafe-best-match``, any name could come from either),
+    and torch's family from PyTorch's CPU index (``UV_TORCH_BACKEND=cpu``: torch,
+    torchvision, triton, ... and nothing else) or, where pip's find-links folders hold the
+    locked torch wheel, from there instead (that index is then not asked). The lock's hashes
+    decide what is installed; this decides where uv looks. Bytecode as in ``uv_settings``."""
+    env = {"UV_COMPILE_BYTECODE": "1"}
+    folders = torch_folders(config, torch_version)
+    if folders:
+        env["UV_FIND_LINKS"] = ",".join(folders)  # uv splits at commas, pip at spaces
+    else:
+        env["UV_TORCH_BACKEND"] = "cpu"
+    return {name: value for name, value in env.items() if name not in environ}
+
+
+def locked_pip_settings(config, torch_version, environ=os.environ):
+    """The same for pip (nox without uv): pip has no index per package, so the CPU index is
+    one more index for every name, unless pip's find-links hold the locked torch; the hashes
+    are what keep each file the locked one."""
+    if torch_folders(config, torch_version) or "PIP_EXTRA_INDEX_URL" in environ:
+        return {}
+    return {"PIP_EXTRA_INDEX_URL": PYTORCH_CPU_INDEX}
 
 
 def unconstrained_pip(config, environ=os.environ):
