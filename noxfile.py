@@ -19,32 +19,21 @@ nox.options.default_venv_backend = "uv|virtualenv"
 
 
 def install(session, *packages):
-    """Install ``packages``, unlocked (another torch, the package alone), with the session's
-    installer; uv gets pip's indexes, find-links and constraints (installers.py)."""
+    """Install ``packages`` unlocked (another torch, the package alone); uv gets pip's settings (installers.py)."""
     env = installers.uv_settings(installers.pip_config()) if session.venv_backend == "uv" else {}
     session.install(*packages, env=env)
 
 
 def install_locked(session, lock=locking.LOCK):
-    """Install a lock file (locking.py) with every file's hash required, torch from PyTorch's
-    CPU index and the rest from PyPI (installers.locked_settings); after requirements.lock,
-    the package itself, editable: a folder, which has no hash, built with the lock's setuptools."""
-    config, torch = installers.pip_config(), locking.locked_torch()
-    if session.venv_backend == "uv":
-        env = installers.locked_settings(config, torch)
-    else:
-        env = installers.locked_pip_settings(config, torch)
-    session.install("--require-hashes", "-r", lock, env=env)
-    if lock == locking.LOCK:
-        session.install("--no-deps", "--no-build-isolation", "-e", ".", env=env)
+    """Install a lock file, every file's hash required (then the package, editable): locking.install_steps."""
+    for args, env in locking.install_steps(lock, session.venv_backend == "uv"):
+        session.install(*args, env=env)
 
 
 @nox.session
 def docs(session):
-    """Build the site into build/html/en and build/html/ko (warnings are errors).
-
-    ``nox -s docs -- --lang en`` builds English only (and removes an older build's other languages).
-    """
+    """Build the site into build/html/en and build/html/ko (warnings are errors); ``-- --lang en``
+    builds English only (and removes an older build's other languages)."""
     install_locked(session)
     session.run("python", "-m", "autograd_recipes.publish.build", *session.posargs)
 
@@ -82,8 +71,7 @@ def bench(session):
 
 @nox.session
 def claims(session):
-    """Run the claims ledger on another torch: ``nox -s claims -- 2.9.1``; prints the claims
-    whose verdict differs from the recorded one (a release pip cannot install cannot be checked)."""
+    """Run the claims ledger on another torch (``-- 2.9.1``); print the claims whose verdict differs."""
     if not session.posargs:
         session.error("give a torch version: nox -s claims -- 2.9.1")
     install(session, f"torch=={session.posargs[0]}")
@@ -93,12 +81,8 @@ def claims(session):
 
 @nox.session
 def conditions(session):
-    """Run every claim again under conditions it does not vary (dtype, autocast, grad modes,
-    optimizer options, keyword calls); record where verdicts flip in docs/conditions/.
-
-    ``nox -s conditions -- ID ...`` runs those claims only; ``-- --verify`` compares with the
-    record instead of writing it. Fails on a flip the ledger does not explain.
-    """
+    """Run every claim under conditions it does not vary; record where verdicts flip in
+    docs/conditions/ (``-- ID ...``: those claims; ``-- --verify``: compare with the record)."""
     install_locked(session)
     args = session.posargs if "--verify" in session.posargs else ["--record", *session.posargs]
     session.run("python", "-m", "autograd_recipes.claims.ambient_conditions", *args)
@@ -106,13 +90,9 @@ def conditions(session):
 
 @nox.session(venv_backend="none")
 def matrix(session):
-    """Check the claims and recipes on other torch releases; write docs/matrix/torch-<release>.json.
-
-    ``nox -s matrix`` checks the newest patch of every minor release from 2.0 on;
-    ``nox -s matrix -- 2.0.1 2.4.1`` those releases; ``--list`` prints the default list as
-    JSON (for the workflow); ``--stale`` reruns only code changed since a release's record;
-    ``--strict`` fails when a claim's verdict changed (matrix/matrix_envs.py).
-    """
+    """Check the claims and recipes on other torch releases into docs/matrix/torch-<release>.json:
+    every minor release's newest patch from 2.0 on, or ``-- 2.0.1 2.4.1``; ``--list``, ``--stale``
+    and ``--strict`` as matrix/matrix_envs.py says."""
     envs = "autograd_recipes.matrix.matrix_envs"
     session.run(sys.executable, "-m", envs, *session.posargs, env=SRC_ON_PATH)
 
@@ -135,8 +115,6 @@ def serve(session):
 
 @nox.session(venv_backend="none")
 def lock(session):
-    """Resolve requirements.lock and requirements-lint.lock again, with hashes (locking.py):
-    after a change to requirements.txt, pyproject.toml's build backend or the lint tools.
-    Versions stay unless their inputs move; ``-- --upgrade`` (or ``--upgrade-package NAME``)
-    takes newer ones."""
+    """Resolve the lock files again, with hashes, after a change to requirements.txt, pyproject.toml's
+    build backend or the lint tools (locking.py); ``-- --upgrade`` (or ``--upgrade-package NAME``)."""
     session.run(sys.executable, "-m", "autograd_recipes.locking", *session.posargs, env=SRC_ON_PATH)

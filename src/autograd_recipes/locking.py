@@ -66,6 +66,20 @@ def locked_torch(root=Path(".")):
     return parse_lock((Path(root) / LOCK).read_text(encoding="utf-8"))["torch"][0]
 
 
+def install_steps(lock, uv, root=Path(".")):
+    """[(arguments of ``session.install``, environment)] that install the lock file ``lock``
+    with every file's hash required, torch from PyTorch's CPU index and the rest from PyPI
+    (installers.locked_settings; pip: locked_pip_settings); after requirements.lock, the
+    package itself, editable: a folder, which has no hash, built with the lock's setuptools."""
+    config, torch = installers.pip_config(), locked_torch(root)
+    settings = installers.locked_settings if uv else installers.locked_pip_settings
+    env = settings(config, torch)
+    steps = [(("--require-hashes", "-r", lock), env)]
+    if lock == LOCK:
+        steps.append((("--no-deps", "--no-build-isolation", "-e", "."), env))
+    return steps
+
+
 def compile_lock(inputs, output, env, options=()):
     """Resolve ``inputs`` into the lock file ``output`` with uv; its exit code."""
     command = [sys.executable, "-m", "uv", "pip", "compile", "-", "--generate-hashes", *TARGET]
