@@ -94,10 +94,11 @@ def conditions(session):
 def matrix(session):
     """Check the claims and recipes on other torch releases; write docs/matrix/torch-<release>.json.
 
-    ``nox -s matrix`` checks the newest patch of every minor release from 2.0 on;
-    ``nox -s matrix -- 2.0.1 2.4.1`` those releases; ``--list`` prints the default list as
-    JSON (for the workflow); ``--stale`` reruns only code changed since a release's record;
-    ``--strict`` fails when a claim's verdict changed (matrix/matrix_envs.py).
+    ``nox -s matrix`` checks the releases of matrix_data.RELEASES; ``nox -s matrix -- 2.0.1 2.4.1``
+    those; ``--list`` prints the list as JSON (for the workflow); ``--unlisted`` fails naming a
+    release the registry has beyond it; ``--stale`` reruns only code changed since a release's
+    record; ``--strict`` fails when a claim's verdict changed; ``--verify 2.13.0`` runs a release
+    again and fails on any difference from its record (matrix/matrix_envs.py).
     """
     envs = "autograd_recipes.matrix.matrix_envs"
     session.run(sys.executable, "-m", envs, *session.posargs, env=SRC_ON_PATH)
