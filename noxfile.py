@@ -90,9 +90,9 @@ def conditions(session):
 
 @nox.session(venv_backend="none")
 def matrix(session):
-    """Check the claims and recipes on other torch releases into docs/matrix/torch-<release>.json:
-    every minor release's newest patch from 2.0 on, or ``-- 2.0.1 2.4.1``; ``--list``, ``--stale``
-    and ``--strict`` as matrix/matrix_envs.py says."""
+    """Check the claims and recipes on other torch releases (matrix_data.RELEASES, or ``-- 2.0.1``)
+    into docs/matrix/torch-<release>.json; ``--verify 2.13.0`` runs one again and fails on any
+    difference from its record; ``--list``, ``--unlisted``, ``--stale``, ``--strict``: matrix_envs.py."""
     envs = "autograd_recipes.matrix.matrix_envs"
     session.run(sys.executable, "-m", envs, *session.posargs, env=SRC_ON_PATH)
 

@@ -23,6 +23,7 @@ from conftest import JOBS, background_build, build_site, seeded_tiny
 from tiny import NOTEBOOK, RECIPES, tiny_project
 
 from autograd_recipes.claims import claims_ledger
+from autograd_recipes.matrix import matrix_data, matrix_verify
 
 PINNED = version("torch").split("+")[0]  # its recorded results: docs/matrix/torch-<PINNED>.json
 # seconds, for the fault build: the planted endless recipe stops after this (wall time: generous,
@@ -325,6 +326,7 @@ def _faulty_project(folder):
     data = json.loads(pinned.read_text(encoding="utf-8"))
     data["claims"]["tiny-leaf-inplace-raises"]["verdict"] = "does not hold"
     pinned.write_text(json.dumps(data), encoding="utf-8")
+    _plant_record_faults(project)  # the matrix records as evidence: see below
     # notebooks: a cell that stops raising, an unexpected error, a cell that hangs, one that prints too much
     plant(docs / "tiny_notebook.md", "    y.sum().backward()", "    y.sum()")
     (docs / "planted_error.md").write_text(ERROR_NOTEBOOK)
@@ -337,6 +339,49 @@ def _faulty_project(folder):
     plant(docs / "index.rst", ":doc:`tiny_notebook`", ":doc:`tiny_notebok`")
     _plant_contributor_mistakes(project)  # (at the end of this file)
     return background_build(project, "--lang", "en", "-D", f"recipe_timeout={RECIPE_TIMEOUT}", timeout=600)
+
+
+# --- the matrix's records as evidence (matrix_verify): hand edits of the pinned record that
+# the build's own run contradicts, and a record of a release no run made ------------------
+RECORDED_RECIPE = "plot_11_recorded_message"
+RECORDED_NOTEBOOK = "planted_recorded"
+LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
+LEAF_CASE = """\
+    x = torch.ones(2, requires_grad=True)
+    with expect_error(RuntimeError, "a leaf Variable that requires grad"):
+        x.add_(1)
+    """
+INVENTED = "2.16.0"  # no torch release nox -s matrix runs
+
+
+def _recorded(path, kind, message):
+    """The pinned record's entry of a planted page whose one expected error is ``message``."""
+    digest = matrix_data.recipe_hash if kind == "recipes" else matrix_data.notebook_hash
+    error = {"kind": "RuntimeError", "text": "a leaf Variable that requires grad", "outcome": "same"}
+    error.update(type="RuntimeError", message=message, ordinal=0)
+    error["line"] = matrix_data.block_lines(kind, path)["expected"][0]
+    return {"hash": digest(path), "expected_errors": [error], "asserts": [], "errors": []}
+
+
+def _plant_record_faults(project):
+    planted = project / "recipes" / f"{RECORDED_RECIPE}.py"
+    planted.write_text(recipe(RECORDED_RECIPE, "# %%\n" + textwrap.dedent(LEAF_CASE)))
+    notebook = project / "docs" / f"{RECORDED_NOTEBOOK}.md"
+    notebook.write_text(
+        planted_notebook(
+            "A planted notebook the pinned record misquotes",
+            "import torch\nfrom autograd_recipes.kit import expect_error\n\n" + textwrap.dedent(LEAF_CASE),
+        )
+    )
+    pinned = project / "docs" / "matrix" / f"torch-{PINNED}.json"
+    data = json.loads(pinned.read_text(encoding="utf-8"))
+    edited = LEAF_MESSAGE.replace("in-place operation.", "in-place operation (edited by hand).")
+    data["recipes"][RECORDED_RECIPE] = _recorded(planted, "recipes", edited)
+    misquoted = LEAF_MESSAGE.replace("leaf Variable", "leaf Tensor")
+    data["notebooks"][RECORDED_NOTEBOOK] = _recorded(notebook, "notebooks", misquoted)
+    pinned.write_text(json.dumps(data, indent=1), encoding="utf-8")  # one key a line, as nox -s matrix writes
+    invented = dict(data, release=INVENTED, torch=f"{INVENTED}+cpu")
+    (pinned.parent / f"torch-{INVENTED}.json").write_text(json.dumps(invented, indent=1), encoding="utf-8")
 
 
 CONDITIONS = """
@@ -588,6 +633,39 @@ def test_fault_is_reported_by_name(fault_build, fault):
     project, code, output, seconds = fault_build
     for text in EXPECTED[fault]:
         assert text in output, f"{fault}: {text!r} not in the build output:\n{output[-5000:]}"
+
+
+def test_hand_edits_of_the_pinned_record_and_an_invented_release_fail_the_build(
+    fault_build, fault_outputs, fault_rebuild
+):
+    """The pinned release's record against the build's own run: a recipe's message and a
+    notebook's entry edited by hand are named with the record, the entry and the words that
+    differ; a record of a release nox -s matrix does not run is named and left off the pages."""
+    project, code, output, seconds = fault_build
+    record = project / "docs" / "matrix" / f"torch-{PINNED}.json"
+    recipe_line = matrix_data.block_lines("recipes", project / "recipes" / f"{RECORDED_RECIPE}.py")[
+        "expected"
+    ][0]
+    notebook_line = matrix_data.block_lines("notebooks", project / "docs" / f"{RECORDED_NOTEBOOK}.md")[
+        "expected"
+    ][0]
+    invented = record.parent / f"torch-{INVENTED}.json"
+    expected = [
+        f"{record}:{matrix_verify.entry_line(record, 'recipes', RECORDED_RECIPE)}: WARNING: recipe "
+        f"{RECORDED_RECIPE} on the pinned torch {PINNED}: the expected error at line {recipe_line} reads "
+        f"'operation (edited by hand).' in {record.name} where the live run has 'operation.'",
+        f"{record}:{matrix_verify.entry_line(record, 'notebooks', RECORDED_NOTEBOOK)}: WARNING: notebook "
+        f"{RECORDED_NOTEBOOK} on the pinned torch {PINNED}: the expected error at line {notebook_line} reads "
+        f"'Tensor' in {record.name} where the live run has 'Variable'",
+        f"{invented}:{matrix_verify.entry_line(invented)}: WARNING: torch-{INVENTED}.json is not a record of a "
+        f"matrix run: torch {INVENTED} is not a release nox -s matrix runs (matrix_data.RELEASES: 2.0.1 … "
+        "2.15.0), so no run made this record",
+    ]
+    for text in expected:
+        assert text in output, f"{text!r} not in the build output:\n{output[-5000:]}"
+        assert text in fault_rebuild[1], f"{text!r} not in the second build's output"
+    versions = (fault_outputs / "build/html/en/versions.html").read_text(encoding="utf-8")
+    assert f">{PINNED}</th>" in versions and f">{INVENTED}</th>" not in versions and INVENTED not in versions
 
 
 def test_syntax_error_in_a_recipe_names_file_and_line(fault_build):

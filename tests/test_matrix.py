@@ -22,7 +22,7 @@ from conftest import JOBS, ROOT
 from autograd_recipes import theme
 from autograd_recipes.claims import claims_ledger
 from autograd_recipes.i18n import first_gloss
-from autograd_recipes.matrix import matrix_data, matrix_html, matrix_runner, torch_matrix
+from autograd_recipes.matrix import matrix_data, matrix_html, matrix_runner, matrix_verify, torch_matrix
 from autograd_recipes.project import PROJECT
 
 CLAIMS = claims_ledger.load()
@@ -180,12 +180,20 @@ def test_results_are_matched_by_ordinal_and_named_by_todays_line():
 
 def test_a_recorded_verdict_the_live_run_contradicts_is_named_with_both_verdicts():
     pinned = FIXTURE[1]
-    observed = {i: (v, "") for i, v in VERDICTS.items()}
-    assert matrix_data.live_mismatches(pinned, observed, HASHES) == []
+    observed = {i: (v, f"evidence of {i} on 2.13.0") for i, v in VERDICTS.items()}
+    assert matrix_verify.pinned_differences(pinned, observed, {}, HASHES) == []
     observed[CLAIM] = (FLIPPED, "")
-    assert matrix_data.live_mismatches(pinned, observed, HASHES) == [(CLAIM, VERDICTS[CLAIM], FLIPPED)]
+    assert matrix_verify.pinned_differences(pinned, observed, {}, HASHES, source="torch-2.13.0.json") == [
+        (
+            "claims",
+            CLAIM,
+            f"recorded {VERDICTS[CLAIM]!r} in torch-2.13.0.json, but the live run gives {FLIPPED!r}",
+        )
+    ]
     observed[CLAIM] = (None, "Traceback")
-    assert matrix_data.live_mismatches(pinned, observed, HASHES) == [(CLAIM, VERDICTS[CLAIM], "error")]
+    assert matrix_verify.pinned_differences(pinned, observed, {}, HASHES) == [
+        ("claims", CLAIM, f"recorded {VERDICTS[CLAIM]!r} in the record, but the live run gives 'error'")
+    ]
 
 
 def test_news_names_the_first_release_where_behaviour_changed():

@@ -108,6 +108,7 @@ def record_execution(app, doctree):
         "seconds": seconds,
         "expected_errors": len(ERROR_LINE.findall(outputs)),
         "device": device.group(1) if device else "cpu",
+        "output": outputs,  # what the run printed: the torch matrix compares its pinned record with it
     }
     para = _runtime_paragraph(seconds)
     if kind == "recipe":

@@ -60,6 +60,15 @@ SYMBOLS = {
 }
 
 
+# the releases ``nox -s matrix`` runs: the newest patch of every minor release from 2.0
+# (``nox -s matrix -- --unlisted`` names a newer one the registry has); the build refuses a
+# record of any other (matrix_verify.refused_records)
+RELEASES = (
+    *("2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1", "2.5.1", "2.6.0", "2.7.1"),
+    *("2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.1", "2.13.0", "2.14.1", "2.15.0"),
+)
+
+
 def _digest(text):
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -194,10 +203,12 @@ def data_file(release, matrix_dir=None):
     return Path(matrix_dir or PROJECT.docs / "matrix") / f"torch-{release}.json"
 
 
-def load_all(matrix_dir=None):
-    """Every recorded release, oldest first."""
+def load_all(matrix_dir=None, skip=()):
+    """Every recorded release, oldest first; ``skip``: files left out (refused records)."""
     records = []
     for path in Path(matrix_dir or PROJECT.docs / "matrix").glob("torch-*.json"):
+        if path in skip:
+            continue
         records.append(json.loads(path.read_text(encoding="utf-8")))
     return sorted(records, key=lambda r: release_key(r["release"]))
 
@@ -373,18 +384,3 @@ def first_changes(records, hashes, ledger_verdicts, reference=None, lines=None):
                 )
             )
     return news
-
-
-def live_mismatches(record, observed, hashes):
-    """Claims whose recorded verdict for the pinned release differs from the live run.
-
-    ``observed``: {claim id: (verdict or None, evidence)} from the build's own run.
-    Returns [(claim id, recorded verdict, live verdict)]; stale results are not compared."""
-    found = []
-    for claim_id, (verdict, _evidence) in sorted(observed.items()):
-        result = record.get("claims", {}).get(claim_id)
-        if result is None or result.get("hash") != hashes["claims"].get(claim_id):
-            continue
-        if result["verdict"] != verdict:
-            found.append((claim_id, result["verdict"] or ERROR, verdict or ERROR))
-    return found

@@ -25,6 +25,8 @@ import argparse
 import ast
 import contextlib
 import datetime
+import hashlib
+import importlib.metadata
 import io
 import json
 import os
@@ -36,18 +38,13 @@ import time
 import traceback
 from pathlib import Path
 
-from autograd_recipes.matrix import matrix_data
-from autograd_recipes.project import PROJECT
+from autograd_recipes.matrix import matrix_data, matrix_verify
 
 RECIPE_TIMEOUT = 300  # seconds for one recipe on one release
-MAX_TEXT = 4000  # characters kept of an output, an error message or evidence
 BLOCK = re.compile(r"^# %%", re.M)
-
-
-def _cut(text):
-    """Kept short, and without this machine's paths (the checkout, the environment)."""
-    text = text.replace(sys.prefix + "/", "<env>/").replace(str(PROJECT.root) + "/", "")
-    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "\n[…]"
+_cut = matrix_verify.as_recorded  # kept short, without this machine's paths
+# what every environment holds besides the run's requirements: the runner, the installers
+ENVIRONMENT_ITSELF = {"autograd-recipes", "pip", "setuptools", "wheel"}
 
 
 def provenance(release, **extra):
@@ -59,6 +56,30 @@ def provenance(release, **extra):
     }
     record.update(extra)
     return record
+
+
+def environment(wheel=None, command=None):
+    """What a later run needs to make this one again: the torch wheel installed (its file
+    name and SHA-256, of the file pip installed), every distribution in the environment with
+    its version (the lock ``--verify`` installs with), the command."""
+    found = {}
+    if wheel is not None:
+        digest = hashlib.sha256()
+        with open(wheel, "rb") as file:
+            for chunk in iter(lambda: file.read(1 << 20), b""):
+                digest.update(chunk)
+        found["wheel"] = {"file": Path(wheel).name, "sha256": digest.hexdigest()}
+    found["requirements"] = sorted(
+        {
+            f"{dist.metadata['Name']}=={dist.version}"
+            for dist in importlib.metadata.distributions()
+            if dist.metadata["Name"] not in ENVIRONMENT_ITSELF
+        },
+        key=str.lower,
+    )
+    if command is not None:
+        found["command"] = command
+    return found
 
 
 # --- one recipe, in its own process ----------------------------------------------------
@@ -237,7 +258,7 @@ def _in_child(flag, path):
 # --- one release ----------------------------------------------------------------------
 
 
-def run_release(release, install_seconds=None, reuse=None):
+def run_release(release, install_seconds=None, reuse=None, made=None):
     """The release's record: every claim, recipe and notebook run on the installed torch.
 
     ``reuse``: an earlier record of the same torch build (``--stale``), whose results for code
@@ -247,7 +268,7 @@ def run_release(release, install_seconds=None, reuse=None):
     from autograd_recipes.claims import claims_ledger, claims_runner
 
     started = time.monotonic()
-    record = provenance(release, torch=torch.__version__, status="ok")
+    record = provenance(release, torch=torch.__version__, status="ok", **(made or {}))
     hashes = matrix_data.current_hashes()
     kept = {kind: {} for kind in matrix_data.KINDS}
     if reuse is not None:
@@ -309,6 +330,31 @@ def changed_verdicts(record, previous, ledger_verdicts):
     return found
 
 
+def verify(release, path, recorded, install_seconds, made, out):
+    """Run ``release`` again and compare the run with its record (``path``): 1 on a difference
+    (each named on stderr), 0 when the run gives what the record says."""
+    from autograd_recipes.claims import claims_ledger
+
+    if recorded is None:
+        print(f"{path}: no record of a run of torch {release} to verify", file=sys.stderr)
+        return 1
+    run = run_release(release, install_seconds, made=made)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(run, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    measured = {c["id"] for c in claims_ledger.load() if c.get("measured")}
+    for kind, name in matrix_verify.changed_code(recorded, run):
+        print(f"{path}: {kind}: {name}: not compared (its code changed since the record)")
+    for line in matrix_verify.where_it_ran(recorded, run):
+        print(f"{path}: ran elsewhere: {line}")
+    found = matrix_verify.run_differences(recorded, run, measured)
+    for line in found:
+        print(f"{path}: {line}", file=sys.stderr)
+        if os.environ.get("GITHUB_ACTIONS"):  # an annotation on the job's summary
+            print(f"::error title=torch {release} differs from its record::{line}")
+    print(f"torch {release}: {len(found)} difference(s) from {path} (this run: {out})")
+    return 1 if found else 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("release", nargs="?")
@@ -326,6 +372,14 @@ def main(argv=None):
         "--stale",
         action="store_true",
         help="run only what changed since RELEASE's recorded results (same torch build); keep the rest",
+    )
+    parser.add_argument("--wheel", help="the torch wheel file installed (its name and SHA-256 are recorded)")
+    parser.add_argument("--command", help="the command that made the run (recorded)")
+    parser.add_argument(
+        "--verify",
+        metavar="RUN",
+        help="compare the run with RELEASE's record instead of writing it; write the run to RUN; "
+        "exit 1 on a difference",
     )
     args = parser.parse_args(argv)
     if args.recipe:
@@ -349,9 +403,12 @@ def main(argv=None):
         previous = None
     import torch
 
+    made = environment(args.wheel, args.command)
+    if args.verify:
+        return verify(args.release, previous_path, previous, args.install_seconds, made, Path(args.verify))
     same_build = previous is not None and previous.get("torch") == torch.__version__
     record = run_release(
-        args.release, args.install_seconds, reuse=previous if args.stale and same_build else None
+        args.release, args.install_seconds, reuse=previous if args.stale and same_build else None, made=made
     )
     path = matrix_data.write(record, args.out)
     ledger = {c["id"]: c["verdict"] for c in claims_ledger.load()}

@@ -13,9 +13,15 @@
   "Behaves as shown on torch A–B; on C–D: <what differs>", linking to the
   versions page.
 - The build never installs another torch: it reads the data. The pinned
-  release's recorded claim verdicts are compared with the build's own live run
-  (the claims extension's results) at the start of every build: a difference is
-  a warning naming the claim and both verdicts, so ``-W`` fails the build.
+  release's record is compared, entry by entry, with the build's own run
+  (matrix_verify.pinned_differences): each claim's verdict and evidence at the start
+  of every build (the claims extension's results), each recipe's and notebook's
+  expected errors, checks and errors once the pages are read (what their runs
+  printed). A difference is a warning naming the record, the entry and the
+  difference, so ``-W`` fails the build.
+- A record no run of ``nox -s matrix`` made (a release the session does not run, or
+  a file name, ``release`` and ``torch`` that disagree) is a warning naming the file,
+  and the pages leave it out (matrix_verify.refused_records).
 
 Text goes through ``sphinx.locale._`` (Korean in locales/ko/LC_MESSAGES/sphinx.po);
 a claim's row is named by the claim's sentence as the claims page shows it (its
@@ -37,7 +43,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from autograd_recipes.claims import claims, claims_ledger
 from autograd_recipes.i18n import translation_guard
-from autograd_recipes.matrix import matrix_data
+from autograd_recipes.matrix import matrix_data, matrix_verify
 from autograd_recipes.matrix.matrix_html import (
     VERSIONS_DOC,
     evidence_html,
@@ -59,7 +65,8 @@ class _State:
 
     def __init__(self, app):
         ledger = Path(app.config.claims_ledger)
-        self.records = matrix_data.load_all(app.config.torch_matrix_dir)
+        self.refused = matrix_verify.refused_records(app.config.torch_matrix_dir)
+        self.records = matrix_data.load_all(app.config.torch_matrix_dir, skip={p for p, _ in self.refused})
         self.hashes = matrix_data.current_hashes(ledger)
         self.claims = claims_ledger.load(ledger)
         self.verdicts = {c["id"]: c["verdict"] for c in self.claims}
@@ -194,14 +201,16 @@ def torch_release():
 
 
 def _check_pinned(app):
-    """The pinned release's recorded verdicts must be what the build's live run observes.
+    """The records must be runs of ``nox -s matrix``, and the pinned release's recorded claims
+    what the build's live run observes.
 
     Run at the start of every build (env-get-outdated), changed pages or not, so a
     rebuild fails the same way; the live results are the claims extension's (cached)."""
-    release = torch_release()
     state = _state(app)
-    record = next((r for r in state.records if r["release"] == release and r.get("status") == "ok"), None)
-    where = matrix_data.data_file(release, app.config.torch_matrix_dir)
+    for path, why in state.refused:
+        where = f"{path}:{matrix_verify.entry_line(path)}"  # with a colon: a path, not a docname
+        logger.warning("%s is not a record of a matrix run: %s", path.name, why, location=where)
+    release, record, where = _pinned_record(app)
     if record is None:
         logger.warning(
             "no recorded results for the pinned torch %s: run nox -s matrix -- %s (%s)",
@@ -210,17 +219,46 @@ def _check_pinned(app):
             where,
         )
         return
-    observed = claims.results(app)
-    for claim_id, recorded, live in matrix_data.live_mismatches(record, observed, state.hashes):
+    _warn_differences(record, where, claims.results(app), {}, state)
+
+
+def _pinned_record(app):
+    """(the release this build runs, its record or None, the record's file)."""
+    release = torch_release()
+    ok = (r for r in _state(app).records if r["release"] == release and r.get("status") == "ok")
+    return release, next(ok, None), matrix_data.data_file(release, app.config.torch_matrix_dir)
+
+
+def _warn_differences(record, where, observed, outputs, state):
+    kinds = {"claims": "claim", "recipes": "recipe", "notebooks": "notebook"}
+    found = matrix_verify.pinned_differences(
+        record, observed, outputs, state.hashes, state.measured, state.lines, where.name
+    )
+    for kind, name, what in found:
         logger.warning(
-            "claim %s on the pinned torch %s: recorded %r in %s, but the live run gives %r",
-            claim_id,
-            release,
-            recorded,
-            where.name,
-            live,
-            location=str(where),
+            "%s %s on the pinned torch %s: %s",
+            kinds[kind],
+            name,
+            record["release"],
+            what,
+            location=f"{where}:{matrix_verify.entry_line(where, kind, name)}",  # a colon: a path, not a docname
         )
+
+
+def _check_pinned_pages(app, env):
+    """The pinned release's recorded recipes and notebooks must be what this build's runs of
+    them printed (execution_report's records: every page run, this build or before)."""
+    _release, record, where = _pinned_record(app)
+    if record is None:
+        return
+    runs = getattr(env, "execution_records", {})
+    outputs = {
+        (kind, name): runs[page_of(kind, name)]["output"]
+        for kind in ("recipes", "notebooks")
+        for name in record.get(kind, {})
+        if "output" in runs.get(page_of(kind, name), {})
+    }
+    _warn_differences(record, where, {}, outputs, _state(app))
 
 
 def _outdated(app, env, added, changed, removed):
@@ -243,5 +281,6 @@ def setup(app):
     app.add_directive("torch-matrix", TorchMatrix)
     app.add_directive("torch-releases", TorchReleases)
     app.connect("env-get-outdated", _outdated)
+    app.connect("env-updated", _check_pinned_pages)
     app.connect("doctree-resolved", _fill)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
