@@ -124,6 +124,16 @@ def test_landing_page_settles_on_its_own_archive_size(html, tmp_path):
     with zipfile.ZipFile(path) as zip_file:
         inside = zip_file.read(f"{offline_copy.archive_folder(PROJECT, 'en')}/index.html").decode("utf-8")
     assert offline_copy.SIZE_SLOT.search(inside).group(2) == shown
+    # unchanged (a rebuild that wrote no page): the archive is kept; a page changed, or the
+    # archive itself, and it is made again
+    made = path.stat().st_mtime_ns
+    assert offline_copy.write_offline_copy(site, "en", PROJECT, SITE_URL, EPOCH_2024) == (path, shown)
+    assert path.stat().st_mtime_ns == made
+    for changed in (site / "en" / "glossary.html", path):
+        changed.write_bytes(changed.read_bytes() + b" ")
+        again, _ = offline_copy.write_offline_copy(site, "en", PROJECT, SITE_URL, EPOCH_2024)
+        assert path.stat().st_mtime_ns != made and zipfile.ZipFile(again).testzip() is None, changed
+        made = path.stat().st_mtime_ns
     # a landing page without the directive's paragraph stops the build, naming the page
     index.write_text("<html><body>no offline copy here</body></html>", encoding="utf-8")
     with pytest.raises(ValueError, match=re.escape(f"{index}: no place for the offline copy's size")):

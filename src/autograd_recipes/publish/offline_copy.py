@@ -19,6 +19,7 @@ is written with a size, archived, and written again until the size it shows is t
 archive's (one or two rounds; where rounding to 0.1 MB never settles, a finer figure does).
 """
 
+import hashlib
 import posixpath
 import re
 import time
@@ -147,19 +148,40 @@ def archive_bytes(tree, folder, epoch, site_url):
 
 def write_offline_copy(html, lang, project, site_url, epoch):
     """Write ``html/<project>-<lang>.zip`` and its size into ``html/<lang>/index.html``;
-    return (archive path, size text)."""
+    return (archive path, size text). Where the tree, the settings, this module and the
+    archive are those the last write left (``.<archive>.key`` beside ``html``: a rebuild
+    that changed no page), the archive is kept as it is."""
     html = Path(html)
     tree, index = html / lang, html / lang / "index.html"
     page = index.read_text(encoding="utf-8")
-    if len(SIZE_SLOT.findall(page)) != 1:
+    slots = SIZE_SLOT.findall(page)
+    if len(slots) != 1:
         raise ValueError(
             f"{index}: no place for the offline copy's size (is `.. offline-copy::` on the page?)"
         )
     folder = archive_folder(project, lang)
-    data, shown = _settle(tree, index, page, folder, lang, epoch, site_url)
     target = html / archive_name(project, lang)
+    memo = html.parent / f".{target.name}.key"
+    if (
+        target.is_file()
+        and memo.is_file()
+        and memo.read_text() == _key(tree, target, folder, epoch, site_url)
+    ):
+        return target, slots[0][1]
+    data, shown = _settle(tree, index, page, folder, lang, epoch, site_url)
     target.write_bytes(data)
+    memo.write_text(_key(tree, target, folder, epoch, site_url))
     return target, shown
+
+
+def _key(tree, target, *settings):
+    """A digest of everything the archive is made from (every file of ``tree``, ``settings``,
+    this module) and of the archive itself."""
+    digest = hashlib.sha256(repr(settings).encode() + Path(__file__).read_bytes())
+    for path in sorted(p for p in tree.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(tree).as_posix().encode() + b"\0" + path.read_bytes())
+    digest.update(b"\0archive\0" + target.read_bytes())
+    return digest.hexdigest()
 
 
 def _settle(tree, index, page, folder, lang, epoch, site_url):
