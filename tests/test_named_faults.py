@@ -1,0 +1,171 @@
+"""Faults the build used to report without a file or a line, or not at all, each named now.
+
+A byte that is not UTF-8 in a recipe, a claims ledger that is not TOML or repeats a claim's
+id, a bare ``%`` in an interface string that the code %-formats: the build refuses them all
+before any work, in one pass, by file and line (one small build that stops at once). The
+functions behind each are also checked alone, without a build.
+"""
+
+import re
+
+import pytest
+from conftest import JOBS, background_build
+from tiny import RECIPES, TINY, tiny_project
+
+from autograd_recipes import source_text
+from autograd_recipes.claims import claims_ledger
+from autograd_recipes.i18n.check_catalogs import translation_faults
+
+
+def line_of(path, text):
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+def plant(path, old, new):
+    source = path.read_text()
+    assert old in source, f"{old!r} not in {path.name}"
+    path.write_text(source.replace(old, new, 1))
+
+
+# --- the functions alone -------------------------------------------------------------
+
+
+def test_a_byte_that_is_not_utf8_is_named_by_file_line_and_column(tmp_path):
+    path = tmp_path / "plot_01_x.py"
+    path.write_bytes(b'"""A recipe."""\n\n# caf\xe9 in Latin-1\nimport torch\n')
+    with pytest.raises(source_text.NotUtf8) as raised:
+        source_text.read(path)
+    assert str(raised.value) == (
+        f"{path}:3: not UTF-8: byte 0xe9 at column 6 (invalid continuation byte); save the file as UTF-8"
+    )
+    assert source_text.problem(path) == str(raised.value)
+    path.write_text("# café\n", encoding="utf-8")
+    assert source_text.problem(path) is None
+
+
+def _ledger(tmp_path, text):
+    path = tmp_path / "claims.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+TINY_LEDGER = (TINY / "docs" / "claims.toml").read_text(encoding="utf-8")
+FIRST_CLAIM = TINY_LEDGER[
+    TINY_LEDGER.index("[[claim]]") : TINY_LEDGER.index("[[claim]]", 10 + TINY_LEDGER.index("[[claim]]"))
+]
+
+
+def test_a_ledger_that_is_not_toml_is_named_by_file_and_line(tmp_path):
+    ledger = _ledger(tmp_path, TINY_LEDGER.replace('verdict = "holds"\n', "verdict = holds\n", 1))
+    line = line_of(ledger, "verdict = holds")
+    with pytest.raises(claims_ledger.LedgerError) as raised:
+        claims_ledger.load(ledger)
+    assert str(raised.value) == f"{ledger}:{line}: not valid TOML: Invalid value (column 11)"
+
+
+def test_a_ledger_that_is_not_utf8_is_named_by_file_and_line(tmp_path):
+    ledger = tmp_path / "claims.toml"
+    ledger.write_bytes(TINY_LEDGER.encode().replace(b"Example 3", b"Example \xff3", 1))
+    line = next(n for n, text in enumerate(TINY_LEDGER.splitlines(), 1) if "Example 3" in text)
+    with pytest.raises(
+        claims_ledger.LedgerError, match=rf"^{re.escape(str(ledger))}:{line}: not UTF-8: byte 0xff"
+    ):
+        claims_ledger.load(ledger)
+
+
+def test_a_claim_without_a_verdict_is_named_by_its_header_line(tmp_path):
+    ledger = _ledger(tmp_path, TINY_LEDGER.replace('verdict = "holds"\n', "", 1))
+    with pytest.raises(claims_ledger.LedgerError) as raised:
+        claims_ledger.load(ledger)
+    header = line_of(ledger, "[[claim]]")
+    assert str(raised.value) == f"{ledger}:{header}: claim #1 (tiny-leaf-inplace-raises): missing verdict"
+
+
+def test_a_duplicate_claim_id_is_named_by_both_header_lines(tmp_path):
+    ledger = _ledger(tmp_path, TINY_LEDGER + "\n" + FIRST_CLAIM)
+    headers = [n for n, text in enumerate(ledger.read_text().splitlines(), 1) if text == "[[claim]]"]
+    with pytest.raises(claims_ledger.LedgerError) as raised:
+        claims_ledger.load(ledger)
+    assert str(raised.value) == (
+        f"{ledger}:{headers[-1]}: claim #{len(headers)} (tiny-leaf-inplace-raises): duplicate id "
+        f"(its first claim: {ledger}:{headers[0]})"
+    )
+
+
+BARE_PERCENT = "a bare % in msgstr, which the code's % formatting fails on (write %% for a percent sign)"
+
+
+@pytest.mark.parametrize(
+    "msgid, msgstr, faults",
+    [
+        (
+            "download all pages in %s as one ZIP file",
+            "%s 페이지 전체를 ZIP 파일 하나로(%) 내려받기",
+            [BARE_PERCENT],
+        ),
+        ("%(count)d%% of claims", "주장의 %(count)d%%", []),  # %% is a percent sign
+        ("%(count)d claims", "주장 %(count)d개 (%)", [BARE_PERCENT]),
+        ("Offline copy:", "오프라인 사본(%):", []),  # not %-formatted: a % is text
+    ],
+)
+def test_a_bare_percent_in_a_formatted_interface_string_is_a_fault(msgid, msgstr, faults):
+    assert translation_faults(msgid, msgstr, interface=True) == faults
+    if not faults and "%(" in msgid:
+        assert msgstr % {"count": 3}  # the rule's control: this msgstr does format
+
+
+# --- the build refuses, before any work, every fault it would crash on -----------------
+
+BAD_BYTE_RECIPE = RECIPES[1]
+PERCENT_MSGID = "download all pages in %s as one ZIP file"
+
+
+def _refused(folder):
+    """The tiny site with a recipe that is not UTF-8, a claim id used twice and a bare % in
+    sphinx.po: each would crash Sphinx later, naming neither file nor line."""
+    project = tiny_project(folder / "project")
+    recipe = project / BAD_BYTE_RECIPE
+    recipe.write_bytes(recipe.read_bytes().replace(b"# A view shares", b"# A vi\xffew shares", 1))
+    ledger = project / "docs" / "claims.toml"
+    ledger.write_text(ledger.read_text() + "\n" + FIRST_CLAIM)
+    po = project / "locales/ko/LC_MESSAGES/sphinx.po"
+    plant(po, "ZIP 파일 하나로 내려받기", "ZIP 파일 하나로(%) 내려받기")
+    return background_build(project)
+
+
+JOBS.register("refused before building", "refused_build", _refused)
+
+
+@pytest.fixture(scope="module")
+def refused_build():
+    return JOBS.result("refused before building")
+
+
+def test_faults_sphinx_would_crash_on_are_refused_together_by_file_and_line(refused_build):
+    project, code, output = refused_build.project, refused_build.code, refused_build.output
+    assert code == 1, output
+    recipe = project / BAD_BYTE_RECIPE
+    bad_line, column = next(
+        (n, t.index(b"\xff") + 1) for n, t in enumerate(recipe.read_bytes().splitlines(), 1) if b"\xff" in t
+    )
+    headers = [
+        n
+        for n, t in enumerate((project / "docs/claims.toml").read_text().splitlines(), 1)
+        if t == "[[claim]]"
+    ]
+    po = project / "locales/ko/LC_MESSAGES/sphinx.po"
+    import polib
+
+    entry = polib.pofile(str(po)).find(PERCENT_MSGID)
+    build = "autograd_recipes.publish.build: "
+    for line in (
+        f"{build}{BAD_BYTE_RECIPE}:{bad_line}: not UTF-8: byte 0xff at column {column} (invalid start byte); "
+        "save the file as UTF-8",
+        f"{build}docs/claims.toml:{headers[-1]}: claim #{len(headers)} (tiny-leaf-inplace-raises): "
+        f"duplicate id (its first claim: docs/claims.toml:{headers[0]})",
+        f"{build}{po}:{entry.linenum}: {BARE_PERCENT}: {PERCENT_MSGID!r}",
+        f"{build}the sources and the ko catalogs have the problems above; not building",
+    ):
+        assert line in output.splitlines(), f"{line!r} not in:\n{output}"
+    assert "Traceback" not in output and "please report" not in output.lower(), output
+    assert not (project / "build" / "html").exists(), "it should refuse before building anything"
