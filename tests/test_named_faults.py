@@ -2,11 +2,13 @@
 
 A byte that is not UTF-8 in a recipe, a claims ledger that is not TOML or repeats a claim's
 id, a bare ``%`` in an interface string that the code %-formats: the build refuses them all
-before any work, in one pass, by file and line (one small build that stops at once). The
+before any work, in one pass, by file and line (one small build that stops at once). A recipe
+that leaves a warnings filter behind is named by the recipe guard (torch_state). The
 functions behind each are also checked alone, without a build.
 """
 
 import re
+import warnings
 
 import pytest
 from conftest import JOBS, background_build
@@ -14,6 +16,7 @@ from tiny import RECIPES, TINY, tiny_project
 
 from autograd_recipes import source_text
 from autograd_recipes.claims import claims_ledger
+from autograd_recipes.execution import torch_state
 from autograd_recipes.i18n.check_catalogs import translation_faults
 
 
@@ -112,6 +115,33 @@ def test_a_bare_percent_in_a_formatted_interface_string_is_a_fault(msgid, msgstr
     assert translation_faults(msgid, msgstr, interface=True) == faults
     if not faults and "%(" in msgid:
         assert msgstr % {"count": 3}  # the rule's control: this msgstr does format
+
+
+def test_a_warnings_filter_left_behind_is_named_and_put_back():
+    before = torch_state.snapshot()
+    filters = list(warnings.filters)
+    try:
+        warnings.simplefilter("error")
+        changed = torch_state.check_and_restore(before)
+        assert warnings.filters == filters
+    finally:
+        warnings.filters[:] = filters
+    assert changed == ["warnings filters: 'error' for Warning added"]
+    assert torch_state.changes(before, torch_state.snapshot()) == []
+
+
+def test_a_filter_a_library_sets_for_itself_is_kept_and_not_reported():
+    class LibraryWarning(UserWarning):  # a library's own class, as sympy's SymPyDeprecationWarning
+        pass
+
+    before = torch_state.snapshot()
+    filters = list(warnings.filters)
+    try:
+        warnings.filterwarnings("once", category=LibraryWarning)
+        assert torch_state.check_and_restore(before) == []
+        assert warnings.filters[0][2] is LibraryWarning
+    finally:
+        warnings.filters[:] = filters
 
 
 # --- the build refuses, before any work, every fault it would crash on -----------------
