@@ -2,16 +2,18 @@
 
 A byte that is not UTF-8 in a recipe, a claims ledger that is not TOML or repeats a claim's
 id, a bare ``%`` in an interface string that the code %-formats: the build refuses them all
-before any work, in one pass, by file and line (one small build that stops at once). A recipe
-that leaves a warnings filter behind is named by the recipe guard (torch_state). The
+before any work, in one pass, by file and line (one small build that stops at once). English
+edited without refreshing the Korean catalog, and a recipe that leaves a warnings filter
+behind, are named by the Korean build (one small build from the tiny build's outputs). The
 functions behind each are also checked alone, without a build.
 """
 
 import re
 import warnings
+from pathlib import Path
 
 import pytest
-from conftest import JOBS, background_build
+from conftest import JOBS, background_build, seeded_tiny
 from tiny import RECIPES, TINY, tiny_project
 
 from autograd_recipes import source_text
@@ -199,3 +201,80 @@ def test_faults_sphinx_would_crash_on_are_refused_together_by_file_and_line(refu
         assert line in output.splitlines(), f"{line!r} not in:\n{output}"
     assert "Traceback" not in output and "please report" not in output.lower(), output
     assert not (project / "build" / "html").exists(), "it should refuse before building anything"
+
+
+# --- the Korean build names drift and a recipe's leftover warnings filter ----------------
+
+DRIFTED_PAGE = tuple(
+    f"A {size} site: one notebook, :doc:`tiny_notebook`, and two recipes:" for size in ("tiny", "small")
+)
+DRIFTED_RECIPE = ("# The update raises.", "# The update raises at once.")
+FILTER_RECIPE = RECIPES[1]
+
+
+def _drifted(folder, tiny):
+    """English edited on a page and in a recipe with the Korean catalogs left as they were, and
+    a recipe that leaves ``warnings.simplefilter("error")`` behind; Korean only (the English
+    build would stop at the recipe first)."""
+    project = seeded_tiny(folder / "project", tiny.project)
+    plant(project / "docs/index.rst", *DRIFTED_PAGE)
+    plant(project / RECIPES[0], *DRIFTED_RECIPE)
+    plant(
+        project / FILTER_RECIPE,
+        "import torch\n",
+        'import torch\nimport warnings\n\nwarnings.simplefilter("error")\n',
+    )
+    return background_build(project, "--lang", "ko")
+
+
+JOBS.register("drift and a warnings filter", "drift_build", _drifted, after=["tiny"])
+
+
+@pytest.fixture(scope="module")
+def drift_build():
+    return JOBS.result("drift and a warnings filter")
+
+
+@pytest.mark.parametrize(
+    "source, catalog, edit",
+    [
+        ("docs/index.rst", "index.po", DRIFTED_PAGE),
+        (RECIPES[0], f"{Path(RECIPES[0]).with_suffix('.po')}", DRIFTED_RECIPE),
+    ],
+)
+def test_english_changed_without_its_catalog_fails_the_korean_build_naming_it(
+    drift_build, source, catalog, edit
+):
+    project, code, output = drift_build.project, drift_build.code, drift_build.output
+    assert code != 0, output
+    line = line_of(project / source, edit[1])
+    msgid = edit[1].removeprefix("# ")
+    expected = (
+        f"{source}:{line}: WARNING: English changed or added since locales/ko/LC_MESSAGES/{catalog} was "
+        f"refreshed: no ko for {msgid!r}"
+    )
+    found = [text for text in output.splitlines() if text.startswith(expected)]
+    assert found, f"{expected!r} not in:\n{output}"
+    assert "so the ko page shows it in English; run nox -s i18n, then translate it" in found[0]
+
+
+def test_recipe_that_leaves_a_warnings_filter_is_named_and_the_build_goes_on(drift_build):
+    project, code, output = drift_build.project, drift_build.code, drift_build.output
+    assert code == 1, output
+    assert (
+        f"WARNING: {FILTER_RECIPE}: a recipe must leave the process and the checkout as it found them: it "
+        "changed global state (warnings filters: 'error' for Warning added); it was put back"
+    ) in output, output
+    # the filter was put back: nothing later (Sphinx's own deprecation warnings) crashed on it
+    assert "Traceback" not in output and "please report" not in output.lower(), output
+    assert (project / "build/html/ko/index.html").is_file(), "the build stopped before the pages were written"
+
+
+def test_the_copied_catalogs_are_the_tiny_sites():
+    """The drift build's control: without the edits, these messages have their Korean."""
+    import polib
+
+    index = polib.pofile(str(TINY / "locales/ko/LC_MESSAGES/index.po"))
+    recipe = polib.pofile(str(TINY / "locales/ko/LC_MESSAGES" / Path(RECIPES[0]).with_suffix(".po")))
+    assert any(e.msgid.startswith(DRIFTED_PAGE[0]) and e.msgstr for e in index)
+    assert recipe.find(DRIFTED_RECIPE[0].removeprefix("# ")).msgstr

@@ -20,7 +20,9 @@ build and refuses to build on a problem; the tests run it too (CI). It finds:
   percent sign);
 - given the .pot templates of the current English source (from
   ``python src/autograd_recipes/publish/build.py --gettext``), drift: English messages with no Korean
-  entry, and Korean entries whose English is gone.
+  entry, and Korean entries whose English is gone. A gettext build reads the whole
+  English source, too slow to precede every build: the Korean build finds the first
+  kind itself, as it reads each page (translation_guard.py).
 
 Counts come from polib, never from ``sphinx-intl stat`` (which always exits 0).
 """
