@@ -5,7 +5,8 @@ id, a bare ``%`` in an interface string that the code %-formats: the build refus
 before any work, in one pass, by file and line (one small build that stops at once). English
 edited without refreshing the Korean catalog, and a recipe that leaves a warnings filter
 behind, are named by the Korean build (one small build from the tiny build's outputs). The
-functions behind each are also checked alone, without a build.
+functions behind each are also checked alone, without a build. Last, the Pages workflow
+publishes nothing that has not passed the lint and the tests.
 """
 
 import re
@@ -278,3 +279,21 @@ def test_the_copied_catalogs_are_the_tiny_sites():
     recipe = polib.pofile(str(TINY / "locales/ko/LC_MESSAGES" / Path(RECIPES[0]).with_suffix(".po")))
     assert any(e.msgid.startswith(DRIFTED_PAGE[0]) and e.msgstr for e in index)
     assert recipe.find(DRIFTED_RECIPE[0].removeprefix("# ")).msgstr
+
+
+# --- publishing waits for the checks --------------------------------------------------
+
+
+def test_the_site_is_published_only_after_the_lint_and_the_tests_pass():
+    import yaml
+    from conftest import ROOT
+
+    jobs = yaml.safe_load((ROOT / ".github/workflows/pages.yml").read_text(encoding="utf-8"))["jobs"]
+    needs = jobs["deploy"]["needs"]
+    gates = [name for name in ([needs] if isinstance(needs, str) else needs) if name in jobs]
+    runs = [step.get("run", "") for name in gates for step in jobs[name]["steps"]]
+    assert ".ci/run" in runs, f"deploy needs {gates}, none of which runs .ci/run (the lint and the tests)"
+    assert "python3 -m nox -s lint\npython3 -m nox -s tests" in (ROOT / ".ci/run").read_text()
+    # the checks job reads the repository and nothing else
+    gate = next(name for name in gates if ".ci/run" in [s.get("run") for s in jobs[name]["steps"]])
+    assert jobs[gate]["permissions"] == {"contents": "read"}
