@@ -168,6 +168,14 @@ class Project:
         """locales/<lang>/LC_MESSAGES."""
         return self.root / "locales" / lang / "LC_MESSAGES"
 
+    def named(self, path):
+        """``path`` as a message names it: relative to the root where it lies under it (as a
+        contributor finds it from the checkout), else as given."""
+        try:
+            return Path(path).resolve().relative_to(self.root).as_posix()
+        except (ValueError, NotAProject):  # outside the project, or no project at all
+            return str(path)
+
 
 # The variables that cross a process boundary (besides SOURCE_DATE_EPOCH and Jupyter's own):
 # the file where the build's child notes what it is running (breadcrumb), and the log where

@@ -43,6 +43,7 @@ import re
 import tomllib
 import traceback
 
+from autograd_recipes import source_text
 from autograd_recipes.project import PROJECT
 
 VERDICTS = ("holds", "does not hold", "holds in part")
@@ -65,7 +66,8 @@ CELL = re.compile(r"```\{code-cell\} ipython3\n(.*?)```", re.S)
 
 
 class LedgerError(ValueError):
-    """The ledger itself is malformed (a missing field, an unknown verdict...)."""
+    """The ledger itself is malformed (not TOML, a missing field, an unknown verdict...):
+    ``<path>:<line>: ...``, the line of the claim or table at fault where there is one."""
 
 
 def ledger_path():
@@ -84,9 +86,10 @@ def load(path=None):
     path = path or ledger_path()
     claims = _read(path)["claim"]
     vocabulary = load_vocabulary(path)
-    seen = set()
-    for number, claim in enumerate(claims, 1):
-        where = f"{path}: claim #{number} ({claim.get('id', '?')})"
+    headers = _header_lines(_text(path), "claim", len(claims), array=True)
+    seen = {}
+    for number, (claim, line) in enumerate(zip(claims, headers), 1):
+        where = f"{_at(path, line)}: claim #{number} ({claim.get('id', '?')})"
         missing = [k for k in FIELDS if not claim.get(k)]
         if missing:
             raise LedgerError(f"{where}: missing {', '.join(missing)}")
@@ -98,8 +101,9 @@ def load(path=None):
         if claim["article"] not in ARTICLES:
             raise LedgerError(f"{where}: article {claim['article']!r} is not one of {ARTICLES}")
         if claim["id"] in seen:
-            raise LedgerError(f"{where}: duplicate id")
-        seen.add(claim["id"])
+            first = seen[claim["id"]]
+            raise LedgerError(f"{where}: duplicate id (its first claim: {_at(path, first)})")
+        seen[claim["id"]] = line
         unknown = [c for c in claim.get("conditions", []) if c not in vocabulary["condition"]]
         if unknown:
             raise LedgerError(f"{where}: conditions {unknown} are not [condition.ID] tables of the ledger")
@@ -109,17 +113,54 @@ def load(path=None):
     return claims
 
 
-_parsed = {}  # (path, mtime, size) -> the parsed ledger: a build reads it for every page
+_parsed = {}  # (path, mtime, size) -> (the parsed ledger, its text): a build reads it for every page
+TOML_PLACE = re.compile(r" \(at (?:line (\d+), column (\d+)|end of document)\)$")  # tomllib's
 
 
-def _read(path):
-    """The ledger's TOML, parsed once per version of the file (a copy: callers may change it)."""
+def _parsed_ledger(path):
+    """(data, text) of the ledger, parsed once per version of the file."""
     stat = os.stat(path)
     key = (os.path.realpath(path), stat.st_mtime_ns, stat.st_size)
     if key not in _parsed:
-        with open(path, "rb") as f:
-            _parsed[key] = tomllib.load(f)
-    return copy.deepcopy(_parsed[key])
+        try:
+            text = source_text.read(path)
+        except source_text.NotUtf8 as error:
+            raise LedgerError(str(error)) from None
+        try:
+            _parsed[key] = (tomllib.loads(text), text)
+        except tomllib.TOMLDecodeError as error:
+            # tomllib says where in its message only (Python 3.11: no lineno)
+            message = str(error)
+            place = TOML_PLACE.search(message)
+            line = int(place.group(1)) if place and place.group(1) else text.count("\n") + 1
+            column = f" (column {place.group(2)})" if place and place.group(2) else ""
+            raise LedgerError(
+                f"{_at(path, line)}: not valid TOML: {message[: place.start()] if place else message}{column}"
+            ) from None
+    return _parsed[key]
+
+
+def _read(path):
+    """The ledger's TOML (a copy: callers may change it)."""
+    return copy.deepcopy(_parsed_ledger(path)[0])
+
+
+def _text(path):
+    return _parsed_ledger(path)[1]
+
+
+def _at(path, line):
+    """'docs/claims.toml:12', or the path alone where the line is unknown."""
+    return f"{PROJECT.named(path)}:{line}" if line else PROJECT.named(path)
+
+
+def _header_lines(text, key, count, array=False):
+    """The line of each ``[key]`` header (``[[key]]`` with ``array``), in order; Nones where
+    the text has not ``count`` of them (one inside a multi-line string, say)."""
+    open_, close = (r"\[\[", r"\]\]") if array else (r"\[", r"\]")
+    header = re.compile(rf"^\s*{open_}\s*{re.escape(key)}\s*{close}\s*(?:#.*)?$")
+    found = [n for n, line in enumerate(text.splitlines(), 1) if header.match(line)]
+    return found if len(found) == count else [None] * count
 
 
 def load_vocabulary(path=None):
@@ -128,13 +169,15 @@ def load_vocabulary(path=None):
     A condition has a ``label`` (what the pages show), ``phrases`` (the words a sentence that needs it says, in English; each
     translated through sphinx.po) and ``covers`` (ambient condition ids); a reason has
     ``text`` and, optionally, ``evidence`` (what a run outside the domain prints)."""
-    data = _read(path or ledger_path())
+    path = path or ledger_path()
+    data = _read(path)
     vocabulary = {"condition": data.get("condition", {}), "reason": data.get("reason", {})}
     for kind, needed in (("condition", ("label", "phrases", "covers")), ("reason", ("text",))):
         for name, table in vocabulary[kind].items():
             missing = [k for k in needed if not table.get(k)]
             if missing:
-                raise LedgerError(f"{path}: [{kind}.{name}]: missing {', '.join(missing)}")
+                (line,) = _header_lines(_text(path), f"{kind}.{name}", 1)
+                raise LedgerError(f"{_at(path, line)}: [{kind}.{name}]: missing {', '.join(missing)}")
     return vocabulary
 
 

@@ -7,8 +7,10 @@ the same process. ``recipe_guard`` takes a ``snapshot`` before each recipe (a cl
 runs in a process of its own: forked); ``check_and_restore`` after it names what changed and puts the
 snapshot back, so that nothing else is affected. The random number
 generators are not compared: every recipe is seeded before it runs.
-Beside torch's settings it compares, by identity, the registries one run can change for
-the next: the environment (``SOURCE_DATE_EPOCH`` dates every page), torch.nn's global
+Beside torch's settings it compares Python's warnings filters (``simplefilter("error")``
+left behind makes the next warning anywhere in the process a crash; a library's filter for
+itself is not reported: _library_owned) and, by identity, the registries one run can change
+for the next: the environment (``SOURCE_DATE_EPOCH`` dates every page), torch.nn's global
 module hooks, and the attributes of ``builtins``, ``torch``, ``torch.nn.functional``,
 ``torch.Tensor`` and ``torch.nn.Module`` (a name added there, such as a submodule loaded
 on first use, changes nothing and is not reported; nor is what torch replaces or sets for
@@ -17,6 +19,7 @@ itself when a part of it loads: TORCH_OWNED, _torch_patched).
 
 import builtins
 import os
+import warnings
 
 import torch
 from torch._tensor_str import PRINT_OPTS  # the only place print options can be read back
@@ -44,14 +47,18 @@ def snapshot():
         "float32 matmul precision": torch.get_float32_matmul_precision,
         "print options": lambda: dict(vars(PRINT_OPTS)),
     }
-    return {name: _read(name, read) for name, read in readers.items()} | _registries()
+    return (
+        {name: _read(name, read) for name, read in readers.items()}
+        | {"warnings filters": _Filters(warnings.filters)}
+        | _registries()
+    )
 
 
 def changes(before, after):
     """One 'name: old -> new' line per setting that differs (for a registry: what changed)."""
     found = []
     for name in before:
-        if isinstance(before[name], _Registry):
+        if isinstance(before[name], (_Registry, _Filters)):
             found += [f"{name}: {what}" for what in before[name].difference(after[name])]
         elif before[name] != after[name]:
             found.append(f"{name}: {before[name]} -> {after[name]}")
@@ -69,6 +76,7 @@ _SETTERS = {
     "CPU threads": torch.set_num_threads,
     "float32 matmul precision": torch.set_float32_matmul_precision,
     "print options": lambda value: torch.set_printoptions(**value),
+    "warnings filters": lambda value: value.put_back(),
     # inference mode is a context manager's state: it cannot be set back from outside
 }
 
@@ -96,6 +104,50 @@ def check_and_restore(before):
         if isinstance(registry, _Registry) and registry.difference(now[name]):
             registry.put_back(now[name])
     return found
+
+
+class _Filters:
+    """Python's warnings filters (``warnings.simplefilter("error")`` left behind turns the
+    next deprecation warning anywhere in the process, Sphinx's own included, into a crash),
+    compared without the ones a library adds for itself (_library_owned)."""
+
+    def __init__(self, filters):
+        self.filters = tuple(filters)
+        self.significant = tuple(f for f in self.filters if not _library_owned(f))
+
+    def __eq__(self, other):
+        return isinstance(other, _Filters) and self.significant == other.significant
+
+    def difference(self, other):
+        return [f"{_filter(f)} added" for f in other.significant if f not in self.significant] + [
+            f"{_filter(f)} removed" for f in self.significant if f not in other.significant
+        ]
+
+    def put_back(self):
+        kept = [f for f in warnings.filters if _library_owned(f) and f not in self.filters]
+        warnings.resetwarnings()  # empties the list and marks the modules' "once" records stale
+        warnings.filters[:] = [*kept, *self.filters]
+
+
+def _library_owned(entry):
+    """A filter that a library adds for itself when it loads, kept and not reported, like
+    TORCH_OWNED (sympy adds "once" for its SymPyDeprecationWarning when torch first imports
+    it; torch, "ignore" for one message): one for a warning class of its own, or one limited
+    to some messages or modules. What is left, a filter for every warning of a built-in
+    class (``simplefilter``), changes what all later code prints or raises."""
+    action, message, category, module, line = entry
+    return category.__module__ != "builtins" or message is not None or module is not None
+
+
+def _filter(entry):
+    """'"error" for Warning', with the message and module patterns where it has them."""
+    action, message, category, module, line = entry
+    where = [f"{k} {p.pattern!r}" for k, p in (("message", message), ("module", module)) if p is not None]
+    return (
+        f"{action!r} for {category.__name__}"
+        + "".join(f", {w}" for w in where)
+        + (f", line {line}" if line else "")
+    )
 
 
 class _Registry:

@@ -15,10 +15,14 @@ build and refuses to build on a problem; the tests run it too (CI). It finds:
   .rst, .md and sphinx-gallery catalogs; a link's title may be translated,
   its target may not. ``sphinx.po`` holds interface strings that Sphinx puts
   into HTML templates unparsed, so it gets gentler rules: its ``%s``/``{0}``
-  placeholders, numbers and HTML must match the msgid's;
+  placeholders, numbers and HTML must match the msgid's, and where the msgid is
+  %-formatted, every ``%`` of the msgstr must start a conversion (``%%`` for a
+  percent sign);
 - given the .pot templates of the current English source (from
   ``python src/autograd_recipes/publish/build.py --gettext``), drift: English messages with no Korean
-  entry, and Korean entries whose English is gone.
+  entry, and Korean entries whose English is gone. A gettext build reads the whole
+  English source, too slow to precede every build: the Korean build finds the first
+  kind itself, as it reads each page (translation_guard.py).
 
 Counts come from polib, never from ``sphinx-intl stat`` (which always exits 0).
 """
@@ -53,6 +57,9 @@ HTML = re.compile(r"<[A-Za-z!/][^<>\s]*>?")
 DIRECTIVE = re.compile(r"\.\.\s+(?:[\w:.+-]+::|_[^:\s]*:|\|)|(?:`{3,}|:{3,})\s*\{")
 PLACEHOLDER = re.compile(r"%(?:\(\w+\))?[#0 +-]?\d*(?:\.\d+)?[sdifreExXgGc%]|\{[\w.\[\]]*\}")
 POSITIONAL = {"%s", "%d", "%i", "%f", "%r", "{}"}  # filled in order: Korean word order cannot move them
+# a conversion as Python's % operator reads one (%% included): where the msgid has one, the code
+# formats the message with %, and a % in the msgstr that starts none fails there (a crash)
+PERCENT_FORMAT = re.compile(r"%(?:\([^)]*\))?[#0 +-]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?[diouxXeEfFgGcrsa%]")
 
 
 def _target(body):
@@ -110,6 +117,9 @@ def translation_faults(msgid, msgstr, interface=False):
                     NUMBER.findall(PLACEHOLDER.sub(" ", msgstr)),
                 ),
                 _added("raw HTML", HTML, msgid, msgstr),
+                PERCENT_FORMAT.search(msgid)
+                and "%" in PERCENT_FORMAT.sub("", msgstr)
+                and "a bare % in msgstr, which the code's % formatting fails on (write %% for a percent sign)",
             )
             if fault
         ]

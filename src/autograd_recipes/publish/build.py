@@ -10,12 +10,14 @@ builds, the next one's child imports Sphinx and the extensions and waits, and th
 previous one's offline copy is written: only the first language's start-up is on the
 critical path of a rebuild that changes nothing.
 
-Exit 0 means the site is fit to publish (warnings count as errors). To make
-that hold whatever the site's code does, each language is built by a child
-process (``--child``), watched from here: one that exits early (``os._exit``,
-``sys.exit``, a crash, a kill) fails the build, named by the breadcrumb of what
-it was running (src/autograd_recipes/execution/breadcrumb.py); one that runs past ``--timeout`` is
-killed. Then the produced site is checked: every page of every built language
+Before any work, it refuses, naming each fault by file and line and all of them at once
+(``refused``), sources that Sphinx would crash on without naming them (source_checks.py)
+and translations with problems (check_catalogs.py). Exit 0 means the site is fit to
+publish (warnings count as errors). To make that hold whatever the site's code does,
+each language is built by a child process (``--child``), watched from here: one that
+exits early (``os._exit``, ``sys.exit``, a crash, a kill) fails the build, named by the
+breadcrumb of what it was running (src/autograd_recipes/execution/breadcrumb.py); one
+that runs past ``--timeout`` is killed. Then the produced site is checked: every page of every built language
 present, and no page showing this checkout's absolute path. Only one build runs
 in a checkout at a time (a lock in ``build/``).
 """
@@ -244,17 +246,33 @@ def build_html(languages=None, extra=(), timeout=BUILD_TIMEOUT):
     return code
 
 
-def build_languages(languages, extra, timeout):
-    from autograd_recipes.i18n.check_catalogs import catalog_problems
+def refused(languages=()):
+    """Report what stops a build before any work, every fault at once; True if any.
 
-    # a message left untranslated or a catalog missing would show English on a Korean page, and a
-    # translation with other code, targets, numbers or markup would change it: refuse, before any work
+    A source Sphinx would crash on without naming it (source_checks); a message left untranslated
+    or a catalog missing would show English on a page of ``languages``, and a translation with
+    other code, targets, numbers or markup would change it."""
+    from autograd_recipes.i18n.check_catalogs import catalog_problems
+    from autograd_recipes.publish.source_checks import source_problems
+
+    stopped = []
+    problems = source_problems()
+    report(problems)
+    if problems:
+        stopped.append("the sources")
     for lang in languages:
         problems = [] if lang == PROJECT.source_language else catalog_problems(PROJECT.catalogs(lang))
         report(problems)
         if problems:
-            say(f"the {lang} catalogs have the problems above; not building")
-            return 1
+            stopped.append(f"the {lang} catalogs")
+    if stopped:
+        say(f"{' and '.join(stopped)} have the problems above; not building")
+    return bool(stopped)
+
+
+def build_languages(languages, extra, timeout):
+    if refused(languages):
+        return 1
     html = PROJECT.root / "build" / "html"
     remove_unbuilt(html, languages)
     unarchived = None  # a language built and checked whose offline copy is still to make
@@ -396,6 +414,8 @@ def acquire_lock():
 
 def build_gettext(extra=(), timeout=BUILD_TIMEOUT):
     """Message templates (.pot) of the English source, for ``nox -s i18n``."""
+    if refused():
+        return 1
     return run_child("gettext", PROJECT.source_language, PROJECT.root / "build" / "gettext", extra, timeout)
 
 
