@@ -251,14 +251,15 @@ def _check_pinned_pages(app, env):
     _release, record, where = _pinned_record(app)
     if record is None:
         return
-    runs = getattr(env, "execution_records", {})
+    runs, state = getattr(env, "execution_records", {}), _state(app)
     outputs = {
         (kind, name): runs[page_of(kind, name)]["output"]
         for kind in ("recipes", "notebooks")
         for name in record.get(kind, {})
-        if "output" in runs.get(page_of(kind, name), {})
+        if name in state.hashes[kind]  # a page the checkout no longer has is not compared
+        and "output" in runs.get(page_of(kind, name), {})
     }
-    _warn_differences(record, where, {}, outputs, _state(app))
+    _warn_differences(record, where, {}, outputs, state)
 
 
 def _outdated(app, env, added, changed, removed):
