@@ -19,6 +19,8 @@ extensions = [
     "autograd_recipes.execution.kernel_ipc",
     "myst_nb",
     "autograd_recipes.execution.notebook_prerun",  # before the gallery: the notebooks run beside it
+    # after the notebooks start, before the gallery: the recipes' runner, forked before them, runs beside them
+    "autograd_recipes.execution.recipe_runs",
     "sphinx_gallery.gen_gallery",
     "sphinx_copybutton",
     "autograd_recipes.pages.mathml",

@@ -176,3 +176,22 @@ def test_sphinx_gallery_makes_a_notebook_of_an_examples_blocks(tmp_path):
         "hidden = 2\ny = x + 1",  # the markers are config comments to sphinx-gallery: gone too
     ], cells
     assert notebook["nbformat"] == 4
+
+
+def test_a_recipe_marked_current_is_one_sphinx_gallery_skips(tmp_path):
+    """recipe_runs decides which recipes run, and marks one current for a build, through
+    sphinx-gallery's md5 file; its own check must agree (gen_rst.md5sum_is_current, on the
+    gallery's copy of the source)."""
+    from sphinx_gallery.gen_rst import md5sum_is_current
+
+    from autograd_recipes import upstream
+
+    source, target = tmp_path / "plot_01_a.py", tmp_path / "gallery" / "plot_01_a.py"
+    target.parent.mkdir()
+    source.write_text("print(1)\n")
+    target.write_text(source.read_text())
+    assert not upstream.gallery_output_current(source, target) and not md5sum_is_current(target, mode="t")
+    upstream.gallery_mark_current(source, target)
+    assert upstream.gallery_output_current(source, target) and md5sum_is_current(target, mode="t")
+    source.write_text("print(2)\n")  # the control: an edited recipe is no longer current
+    assert not upstream.gallery_output_current(source, target)

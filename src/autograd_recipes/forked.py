@@ -7,7 +7,8 @@ environment. Nothing has to be listed to be put back, so nothing can be missed.
 
 The child leads a process group of its own. When it has ended, the group is killed, so a
 process the work started (``subprocess.Popen``, a ``multiprocessing`` fork) does not
-outlive it, or hold what the child held (the build's lock).
+outlive it, or hold what the child held (the build's lock); and the child ends with the
+process that forked it (child_process), so a killed build leaves none of them running.
 """
 
 import contextlib
@@ -17,14 +18,18 @@ import sys
 import time
 import traceback
 
+from autograd_recipes.child_process import end_with_parent
+
 
 def start(work):
     """Fork a child that runs ``work()`` and exits (0, or 1 if it raised); its process id."""
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the child: leave without running the parent's cleanup or atexit hooks
         code = 1
         try:
             os.setpgid(0, 0)
+            end_with_parent(parent)  # a fork does not inherit it: a killed build ends its children
             work()
             code = 0
         except BaseException:  # noqa: BLE001 - whatever ended the work, the child reports it

@@ -67,6 +67,34 @@ def gallery_md5_file(gallery_conf, fname):
     return Path(gallery_conf["src_dir"]) / f"{docname}.py.md5"
 
 
+def gallery_run_example(fname, target_dir, src_dir, gallery_conf):
+    """sphinx-gallery's making of one example's page, run included (gen_rst.generate_file_rst:
+    the unit its parallel mode hands to worker processes, gallery_conf with it): (intro,
+    title, (seconds, memory), out_vars with "passing" or "formatted_exception")."""
+    from sphinx_gallery.gen_rst import generate_file_rst
+
+    return generate_file_rst(fname, target_dir, src_dir, gallery_conf)
+
+
+def gallery_output_current(source, target):
+    """Whether sphinx-gallery would skip the example ``source`` whose copy in the gallery is
+    ``target``: ``<target>.md5`` holds the checksum of the source's text (md5sum_is_current;
+    the copy is the source's, made again by ``_replace_md5`` whenever they differ)."""
+    from sphinx_gallery.utils import get_md5sum
+
+    md5 = Path(f"{target}.md5")
+    return md5.is_file() and md5.read_text() == get_md5sum(source, mode="t")
+
+
+def gallery_mark_current(source, target):
+    """Write the checksum that makes sphinx-gallery skip ``source`` (its md5 file, returned)."""
+    from sphinx_gallery.utils import get_md5sum
+
+    md5 = Path(f"{target}.md5")
+    md5.write_text(get_md5sum(source, mode="t"))
+    return md5
+
+
 def gallery_first_image(images):
     """The first picture path an example's ``ImagePathIterator`` handed out (its ``paths``
     list, not a documented attribute): sphinx-gallery makes the example's thumbnail from it."""

@@ -1,19 +1,19 @@
 """Run each recipe under the same conditions, with a time limit, and leave nothing behind.
 
 sphinx-gallery calls ``prepare_recipe`` (listed in ``reset_modules``) before and
-after every recipe. Before: torch is imported (so the first recipe's run time
-is not the cost of importing torch), the seed is fixed, and the breadcrumb says
-which recipe runs (src/autograd_recipes/publish/build.py names it if the process dies). A recipe that
+after every recipe, in the recipe's own process (recipe_runs). Before: torch is imported (so
+the first recipe's run time is not the cost of importing torch), the seed is fixed, and the
+breadcrumb says which recipe runs. A recipe that
 runs longer than ``recipe_timeout`` seconds (conf.py's, or its own
 ``# sphinx_gallery_recipe_timeout = N`` comment's, which the page does not show) is
 stopped with a ``TimeoutError`` naming it and the limit's source; one that does not stop (a native call that ignores the alarm) is
-ended, with every thread's traceback, by a watchdog ``WATCHDOG_GRACE`` seconds
-later. After: a recipe that changed global state (torch's settings, the environment,
-global module hooks, patched torch or builtins: torch_state) or
+ended (its process), with every thread's traceback, by a watchdog ``WATCHDOG_GRACE`` seconds
+later. After: a recipe that changed global state it can name (torch's settings, the warnings
+filters, the environment, global module hooks, patched torch or builtins: torch_state) or
 left a thread running or wrote a file into its folder (which sphinx-gallery makes its
-working directory: the checkout's recipes/) fails the build by name; its settings are put
-back so the recipes after it print what they would print alone, the files it added are
-removed, and it also loses its
+working directory: the checkout's recipes/) fails the build by name: its process ends with
+it, so nothing reaches the recipes after it (the guard names what it can; what it cannot
+name ends all the same), the files it added are removed, and it also loses its
 sphinx-gallery cache entry, so the next build runs it again instead of passing.
 With ``AUTOGRAD_RECIPES_EXECUTION_LOG`` (project.EXECUTION_LOG_VARIABLE) set, each run is appended to that file (for
 ``nox -s bench``).
@@ -62,6 +62,15 @@ def _time_limit(text, source):
         )
         return int(_settings["timeout"]), "conf.py"
     return own, f"{source.name} itself"
+
+
+def time_limit(source):
+    """(seconds, where they are set) for the recipe at ``source``, without a word on a bad
+    value (its run names it)."""
+    own = upstream.gallery_file_config(source.read_text(encoding="utf-8")).get("recipe_timeout")
+    if type(own) is int and own >= 1:
+        return own, f"{source.name} itself"
+    return int(_settings["timeout"]), "conf.py"
 
 
 def _source(gallery_conf, fname):
