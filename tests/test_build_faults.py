@@ -285,8 +285,11 @@ PLANTED_RECIPES = {
 # or starts is on the guard's list, and the witness after it must find none of it
 RECIPE_ORPHAN_MARK = "planted-by-a-recipe-that-leaves-a-process"
 PLANTED_RECIPES["plot_00_leaves_more.py"] = f"""\
+    import logging
     import subprocess
     import sys
+
+    import numpy
 
     from torch.overrides import TorchFunctionMode
 
@@ -306,9 +309,17 @@ PLANTED_RECIPES["plot_00_leaves_more.py"] = f"""\
 
     Planted().__enter__()
     torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t).__enter__()
+    torch.autograd.forward_ad.dual_level().__enter__()
+    torch.set_flush_denormal(True)
+    torch.backends.mkldnn.matmul.fp32_precision = "tf32"
+    numpy.set_printoptions(precision=1)
+    logging.disable(logging.CRITICAL)
     subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "{RECIPE_ORPHAN_MARK}"])
     """
 PLANTED_RECIPES["plot_12_sees_nothing_left.py"] = """\
+    import logging
+
+    import numpy
     import torch.nn.functional as F
 
     seen = []
@@ -333,6 +344,16 @@ PLANTED_RECIPES["plot_12_sees_nothing_left.py"] = """\
         seen.append("a TorchFunctionMode entered")
     if torch._C._autograd._top_saved_tensors_default_hooks(False) is not None:
         seen.append("saved_tensors_hooks entered")
+    if torch.autograd.forward_ad._current_level != -1:
+        seen.append("a forward-AD dual level entered")
+    if torch.tensor([1e-39]).item() == 0:
+        seen.append("denormals flushed")
+    if torch.get_float32_matmul_precision() != "highest":  # raises where set through both APIs
+        seen.append("matmul precision")
+    if numpy.get_printoptions()["precision"] != 8:
+        seen.append("numpy's print options")
+    if logging.root.manager.disable:
+        seen.append("logging disabled")
     print("left by the recipes before:", ", ".join(seen) or "nothing")
     """
 
@@ -1287,9 +1308,10 @@ def test_a_nested_recipe_folder_is_named_and_ignored_files_are_not(tmp_path):
 
 def test_nothing_a_recipe_changes_or_starts_reaches_the_next_or_outlives_the_build(fault_build):
     """plot_00_leaves_more overrides aten::neg through torch.library, replaces F.relu, an
-    optimizer's step and zero_grad's default, enters a TorchFunctionMode and saved-tensor hooks,
-    and starts a process; none of it is on the guard's list. The recipe after it finds none of
-    it, and the process ended with the recipe's."""
+    optimizer's step and zero_grad's default, enters a TorchFunctionMode, saved-tensor hooks and
+    a forward-AD level, flushes denormals, sets the matmul precision through both APIs, numpy's
+    print options, disables logging, and starts a process; little of it is on the guard's list. The
+    recipe after it finds none of it, and the process ended with the recipe's."""
     project, code, output, seconds = fault_build
     page = (project / "build/html/en/recipes/plot_12_sees_nothing_left.html").read_text(encoding="utf-8")
     assert "left by the recipes before: nothing" in page, re.findall(

@@ -85,3 +85,23 @@ def test_what_torch_changes_for_itself_is_no_change():
     assert torch_state.check_and_restore(before) == []
     os.environ["PLANTED_VARIABLE"] = "1"
     assert torch_state.check_and_restore(before) == ["environment: PLANTED_VARIABLE set"]
+
+
+def test_a_setting_torch_can_no_longer_read_is_named_not_a_crash():
+    """Setting the matmul precision through both of torch's APIs makes it unreadable: the
+    guard names the change instead of raising (run in a process of its own: it cannot be undone)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import torch\n"
+        "from autograd_recipes.execution import torch_state\n"
+        "before = torch_state.snapshot()\n"
+        "torch.backends.mkldnn.matmul.fp32_precision = 'tf32'\n"
+        "print(torch_state.check_and_restore(before))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert (
+        "float32 matmul precision: highest -> unreadable (RuntimeError: PyTorch is checking" in done.stdout
+    ), done.stdout

@@ -30,6 +30,8 @@ def _read(name, read):
         return read()
     except AttributeError:  # an older torch without this setting (default device: 2.3)
         return "absent"
+    except RuntimeError as err:  # e.g. matmul precision, once set through both of torch's APIs
+        return f"unreadable ({type(err).__name__}: {str(err).split(',')[0]})"
 
 
 def snapshot():
@@ -86,8 +88,11 @@ def _restore_settings(state):
     device, even "cpu", installs a torch function mode that slows every later call)."""
     now = snapshot()
     for name, setter in _SETTERS.items():
-        if now[name] != state[name]:
-            setter(state[name])
+        if now[name] != state[name] and not str(state[name]).startswith("unreadable"):
+            try:
+                setter(state[name])
+            except RuntimeError:  # torch refuses it now: the change is reported, and the
+                pass  # recipe's process (recipe_runs) ends with it all the same
 
 
 def check_and_restore(before):
