@@ -204,6 +204,54 @@ def test_faults_sphinx_would_crash_on_are_refused_together_by_file_and_line(refu
     assert not (project / "build" / "html").exists(), "it should refuse before building anything"
 
 
+# a ledger that is not TOML, and one whose claim has no verdict: each stops the ledger's reading,
+# so each has a build of its own (refused before Sphinx starts: a fraction of a second)
+LEDGER_FAULTS = {
+    "not TOML": (
+        ('verdict = "holds"\n', "verdict = holds\n"),
+        "verdict = holds",
+        "not valid TOML: Invalid value (column 11)",
+    ),
+    "no verdict": (
+        ('verdict = "holds"\n', ""),
+        "[[claim]]",
+        "claim #1 (tiny-leaf-inplace-raises): missing verdict",
+    ),
+}
+
+
+def _ledger_fault(fault):
+    def prepare(folder):
+        project = tiny_project(folder / "project")
+        plant(project / "docs" / "claims.toml", *LEDGER_FAULTS[fault][0])
+        return background_build(project)
+
+    return prepare
+
+
+for _fault in LEDGER_FAULTS:
+    JOBS.register(f"ledger {_fault}", "ledger_fault_builds", _ledger_fault(_fault))
+
+
+@pytest.fixture(scope="module")
+def ledger_fault_builds():
+    return {fault: JOBS.result(f"ledger {fault}") for fault in LEDGER_FAULTS}
+
+
+@pytest.mark.parametrize("fault", LEDGER_FAULTS)
+def test_a_ledger_the_build_cannot_read_is_refused_naming_file_and_line(ledger_fault_builds, fault):
+    result = ledger_fault_builds[fault]
+    _change, marker, message = LEDGER_FAULTS[fault]
+    line = line_of(result.project / "docs" / "claims.toml", marker)
+    assert result.code == 1, result.output
+    assert (
+        f"autograd_recipes.publish.build: docs/claims.toml:{line}: {message}" in result.output.splitlines()
+    ), result.output
+    assert "Traceback" not in result.output and not (result.project / "build" / "html").exists(), (
+        result.output
+    )
+
+
 # --- the Korean build names drift and a recipe's leftover warnings filter ----------------
 
 DRIFTED_PAGE = tuple(
