@@ -147,3 +147,13 @@ def test_every_module_imports_outside_a_checkout(imported_outside):
     folder, done = imported_outside
     assert done.stdout == "imported\n", done.stderr
     assert done.returncode == 1 and f"no conf.py in {folder} or above it" in done.stderr, done.stderr
+
+
+def test_the_noxfile_and_the_build_keep_to_their_sizes():
+    """The noxfile's sessions stay a few lines each and build.py orchestration only (issue 39's
+    budgets): what grows past them belongs in a module of the package."""
+    sizes = {path: len((ROOT / path).read_text(encoding="utf-8").splitlines()) for path in LINE_BUDGETS}
+    assert {p: n for p, n in sizes.items() if n > LINE_BUDGETS[p]} == {}, sizes
+
+
+LINE_BUDGETS = {"noxfile.py": 120, "src/autograd_recipes/publish/build.py": 450}

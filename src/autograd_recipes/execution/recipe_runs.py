@@ -70,9 +70,10 @@ def _run_each(conf, pending, folder):
     """The runner: torch imported once, then each recipe in a child forked from it."""
     import torch
 
-    # the first optimizer made in a process imports torch._dynamo (about 1 s): made once
-    # here, every recipe's child has it already; what a recipe prints does not change
-    torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)
+    if len(pending) > 1:  # one recipe alone (an edited one) would pay for it once all the same
+        # the first optimizer made in a process imports torch._dynamo (about 1 s): made once
+        # here, every recipe's child has it already; what a recipe prints does not change
+        torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # this process reaps its children itself
     for recipe, target in pending:
         limit = recipe_guard.time_limit(recipe)[0] + recipe_guard.WATCHDOG_GRACE + GRACE

@@ -16,10 +16,9 @@ and translations with problems (check_catalogs.py). Exit 0 means the site is fit
 publish (warnings count as errors). To make that hold whatever the site's code does,
 each language is built by a child process (``--child``), watched from here: one that
 exits early (``os._exit``, ``sys.exit``, a crash, a kill) fails the build, named by the
-breadcrumb of what it was running (src/autograd_recipes/execution/breadcrumb.py); one
-that runs past ``--timeout`` is killed. Then the produced site is checked: every page of every built language
-present, and no page showing this checkout's absolute path. Only one build runs
-in a checkout at a time (a lock in ``build/``).
+breadcrumb of what it was running (execution/breadcrumb.py); one that runs past ``--timeout``
+is killed. Then every page of every built language must be there, and none may show this
+checkout's absolute path. One build at a time runs in a checkout (a lock in ``build/``).
 """
 
 import argparse
