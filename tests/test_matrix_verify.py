@@ -195,3 +195,16 @@ def test_a_newer_release_on_the_registry_is_named_as_missing_from_the_list():
     assert matrix_envs.unlisted(listed) == ["2.16.0"]
     assert matrix_envs.unlisted(listed.replace("2.16.0, ", "")) == []
     assert matrix_envs.unlisted("ERROR: no matching distribution") is None
+
+
+def test_verifying_installs_the_build_a_record_names():
+    """A record made with PyPI's build (its run reports a CUDA label) is verified with that build,
+    not the CPU build a CPU index beside PyPI would offer for ``==``; a CPU record with its own."""
+    from autograd_recipes.matrix.matrix_envs import wanted_torch
+
+    assert wanted_torch("2.12.1", {"torch": "2.12.1+cu130"}) == "torch===2.12.1"
+    assert wanted_torch("2.13.0", {"torch": "2.13.0+cpu"}) == "torch==2.13.0+cpu"
+    assert wanted_torch("2.14.1", {"wheel": {"file": "torch-2.14.1+cpu-cp311-cp311-linux_x86_64.whl"}}) == (
+        "torch==2.14.1+cpu"
+    )
+    assert wanted_torch("2.15.0", None) == "torch==2.15.0"

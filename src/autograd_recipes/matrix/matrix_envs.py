@@ -67,14 +67,19 @@ def _pip(python, args, pip_env, log, what):
     return done
 
 
-def _wanted(release, recorded):
+def wanted_torch(release, recorded):
     """The torch to install: the release, or, to verify a record, the build it names: its
-    wheel's version, or a CPU build's (their local label: ``2.13.0+cpu``)."""
+    wheel's version, a CPU build's (their local label: ``2.13.0+cpu``), or PyPI's own build of
+    the release (``2.12.1+cu130`` at run time, ``2.12.1`` on the index): ``===`` matches that
+    version string alone, so a CPU index beside PyPI, whose ``2.12.1+cpu`` would sort above
+    it, cannot stand in for it."""
     recorded = recorded or {}
     if recorded.get("wheel"):
         return f"torch=={recorded['wheel']['file'].split('-')[1]}"
     if recorded.get("torch", "").endswith("+cpu"):
         return f"torch=={recorded['torch']}"
+    if "+" in recorded.get("torch", ""):
+        return f"torch==={release}"
     return f"torch=={release}"
 
 
@@ -107,7 +112,7 @@ def run_release(release, flags, pip_env, log=print, command=None, recorded=None)
             ":all:",
             "-d",
             str(wheels),
-            _wanted(release, recorded),
+            wanted_torch(release, recorded),
         ],
         pip_env,
         log,
