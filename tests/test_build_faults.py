@@ -300,6 +300,8 @@ PLANTED_RECIPES["plot_00_leaves_more.py"] = f"""\
     torch.backends.mkldnn.enabled = False
     torch.optim.SGD.step = lambda self, closure=None: None
     torch.optim.Optimizer.zero_grad.__defaults__ = (False,)
+    torch.autograd.backward = lambda *args, **kwargs: None
+    torch.Tensor.backward = lambda self, *args, **kwargs: None
 
 
     class Planted(TorchFunctionMode):
@@ -344,6 +346,10 @@ PLANTED_RECIPES["plot_12_sees_nothing_left.py"] = """\
         seen.append("a TorchFunctionMode entered")
     if torch._C._autograd._top_saved_tensors_default_hooks(False) is not None:
         seen.append("saved_tensors_hooks entered")
+    x = torch.ones(1, requires_grad=True)
+    (x * 3).sum().backward()
+    if x.grad is None or x.grad.item() != 3:
+        seen.append("backward replaced")
     if torch.autograd.forward_ad._current_level != -1:
         seen.append("a forward-AD dual level entered")
     if torch.tensor([1e-39]).item() == 0:
@@ -1307,8 +1313,8 @@ def test_a_nested_recipe_folder_is_named_and_ignored_files_are_not(tmp_path):
 
 
 def test_nothing_a_recipe_changes_or_starts_reaches_the_next_or_outlives_the_build(fault_build):
-    """plot_00_leaves_more overrides aten::neg through torch.library, replaces F.relu, an
-    optimizer's step and zero_grad's default, enters a TorchFunctionMode, saved-tensor hooks and
+    """plot_00_leaves_more overrides aten::neg through torch.library, replaces F.relu, backward,
+    an optimizer's step and zero_grad's default, enters a TorchFunctionMode, saved-tensor hooks and
     a forward-AD level, flushes denormals, sets the matmul precision through both APIs, numpy's
     print options, disables logging, and starts a process; little of it is on the guard's list. The
     recipe after it finds none of it, and the process ended with the recipe's."""
