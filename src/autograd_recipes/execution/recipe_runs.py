@@ -48,7 +48,7 @@ def start_runs(app):
     """Fork the runner, which runs each recipe that must run in a child of its own, one after
     another, while the build goes on (the notebooks start beside it)."""
     conf = app.config.sphinx_gallery_conf
-    if not conf.get("plot_gallery") or app.builder.format != "html":
+    if not conf.get("plot_gallery"):
         return
     gallery = Path(app.srcdir) / conf["gallery_dirs"]
     pending = [(r, _target(gallery, r)) for r in PROJECT.recipes()]
