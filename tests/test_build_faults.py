@@ -94,33 +94,28 @@ WRITING_CLAIM = planted_claim(
     "torch.save to a relative path, planted to test where claims run",
     'torch.save(torch.ones(1), "planted_claim.pt")\nverdict = "holds"\n',
 )
-# run first (prepended to the ledger): what it changes and starts would otherwise reach the
-# tiny site's claims, whose evidence test_leaked_settings_... compares with a clean build's,
-# and the witness below; none of it is on a list the runner puts back (forked)
-ORPHAN_MARK = "planted-by-a-claim-that-leaves-a-process"
-HOOK_CLAIM = planted_claim(
-    "planted-leaves-hooks",
-    "A claim that leaves torch, the process and a child process changed.",
-    "process-wide state changed and a process left running, planted to test that none of it outlives the claim",
-    f"""\
-    import builtins
-    import os
+
+
+def leaking(mark):
+    """Code that changes torch, Python, numpy and logging in ways no guard lists, and starts a
+    process marked ``mark``: planted in a claim and in a recipe, each run before a witness."""
+    return f"""\
+    import logging
     import subprocess
     import sys
-    import warnings
 
+    import numpy
     from torch.overrides import TorchFunctionMode
 
-    os.environ["PLANTED_BY_A_CLAIM"] = "1"
-    torch.nn.modules.module.register_module_forward_hook(lambda module, args, output: None)
-    _print = builtins.print
-    builtins.print = lambda *args, **kwargs: _print("planted:", *args, **kwargs)
     torch._planted_library = torch.library.Library("aten", "IMPL")
     torch._planted_library.impl("neg", lambda self: self * 0, "CPU")
     torch.nn.functional.relu = torch.nn.functional.gelu
     torch.set_warn_always(True)
     torch.backends.mkldnn.enabled = False
     torch.optim.SGD.step = lambda self, closure=None: None
+    torch.optim.Optimizer.zero_grad.__defaults__ = (False,)
+    torch.autograd.backward = lambda *args, **kwargs: None
+    torch.Tensor.backward = lambda self, *args, **kwargs: None
 
 
     class Planted(TorchFunctionMode):
@@ -130,20 +125,22 @@ HOOK_CLAIM = planted_claim(
 
     Planted().__enter__()
     torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t).__enter__()
-    warnings.simplefilter("error")
-    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "{ORPHAN_MARK}"])
-    verdict = "holds"
-    """,
-)
-# run after it: holds only where nothing the claim above changed is there
-WITNESS_CLAIM = planted_claim(
-    "planted-sees-nothing-left",
-    "A claim that finds torch and the process as a fresh process has them.",
-    "what planted-leaves-hooks changes, looked for in the claim after it",
-    """\
+    torch.autograd.forward_ad.dual_level().__enter__()
+    torch.set_flush_denormal(True)
+    torch.backends.mkldnn.matmul.fp32_precision = "tf32"
+    numpy.set_printoptions(precision=1)
+    logging.disable(logging.CRITICAL)
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "{mark}"])
+    """
+
+
+# run after it: prints each change of leaking() (and of the claim below) that it finds
+WITNESS = """\
+    import logging
     import os
     import warnings
 
+    import numpy
     import torch.nn.functional as F
 
     seen = []
@@ -157,20 +154,64 @@ WITNESS_CLAIM = planted_claim(
         seen.append("mkldnn off")
     p = torch.nn.Parameter(torch.ones(2))
     p.grad = torch.ones(2)
-    torch.optim.SGD([p], lr=0.5).step()
+    sgd = torch.optim.SGD([p], lr=0.5)
+    sgd.step()
     if p.tolist() != [0.5, 0.5]:
         seen.append("SGD.step patched")
+    sgd.zero_grad()
+    if p.grad is not None:
+        seen.append("zero_grad's default changed")
     if torch._C._is_torch_function_mode_enabled():
         seen.append("a TorchFunctionMode entered")
     if torch._C._autograd._top_saved_tensors_default_hooks(False) is not None:
         seen.append("saved_tensors_hooks entered")
+    x = torch.ones(1, requires_grad=True)
+    (x * 3).sum().backward()
+    if x.grad is None or x.grad.item() != 3:
+        seen.append("backward replaced")
+    if torch.autograd.forward_ad._current_level != -1:
+        seen.append("a forward-AD dual level entered")
+    if torch.tensor([1e-39]).item() == 0:
+        seen.append("denormals flushed")
+    if torch.get_float32_matmul_precision() != "highest":  # raises where set through both APIs
+        seen.append("matmul precision")
+    if numpy.get_printoptions()["precision"] != 8:
+        seen.append("numpy's print options")
+    if logging.root.manager.disable:
+        seen.append("logging disabled")
     if any(f[0] == "error" for f in warnings.filters):
         seen.append("warnings raised as errors")
     if "PLANTED_BY_A_CLAIM" in os.environ or torch.nn.modules.module._global_forward_hooks:
         seen.append("environment or module hook")
-    print("left by the claims before:", ", ".join(seen) or "nothing")
-    verdict = "does not hold" if seen else "holds"
+    print("left by the runs before:", ", ".join(seen) or "nothing")
+    """
+# run first (prepended to the ledger): what it changes and starts would otherwise reach the
+# tiny site's claims, whose evidence test_leaked_settings_... compares with a clean build's,
+# and the witness below; none of it is on a list the runner puts back (forked)
+ORPHAN_MARK = "planted-by-a-claim-that-leaves-a-process"
+HOOK_CLAIM = planted_claim(
+    "planted-leaves-hooks",
+    "A claim that leaves torch, the process and a child process changed.",
+    "process-wide state changed and a process left running, planted to test that none of it outlives the claim",
+    leaking(ORPHAN_MARK).rstrip(" ")  # its closing quotes' indent, which would double the next line's
+    + """\
+    import builtins
+    import os
+    import warnings
+
+    os.environ["PLANTED_BY_A_CLAIM"] = "1"
+    torch.nn.modules.module.register_module_forward_hook(lambda module, args, output: None)
+    _print = builtins.print
+    builtins.print = lambda *args, **kwargs: _print("planted:", *args, **kwargs)
+    warnings.simplefilter("error")
+    verdict = "holds"
     """,
+)
+WITNESS_CLAIM = planted_claim(
+    "planted-sees-nothing-left",
+    "A claim that finds torch and the process as a fresh process has them.",
+    "what planted-leaves-hooks changes, looked for in the claim after it",
+    WITNESS.rstrip(" ") + '    verdict = "does not hold" if seen else "holds"\n',
 )
 BIG_CLAIM = planted_claim(
     "planted-prints-too-much",
@@ -284,84 +325,8 @@ PLANTED_RECIPES = {
 # --- recipes isolated by construction (execution/recipe_runs): none of what this one changes
 # or starts is on the guard's list, and the witness after it must find none of it
 RECIPE_ORPHAN_MARK = "planted-by-a-recipe-that-leaves-a-process"
-PLANTED_RECIPES["plot_00_leaves_more.py"] = f"""\
-    import logging
-    import subprocess
-    import sys
-
-    import numpy
-
-    from torch.overrides import TorchFunctionMode
-
-    torch._planted_library = torch.library.Library("aten", "IMPL")
-    torch._planted_library.impl("neg", lambda self: self * 0, "CPU")
-    torch.nn.functional.relu = torch.nn.functional.gelu
-    torch.set_warn_always(True)
-    torch.backends.mkldnn.enabled = False
-    torch.optim.SGD.step = lambda self, closure=None: None
-    torch.optim.Optimizer.zero_grad.__defaults__ = (False,)
-    torch.autograd.backward = lambda *args, **kwargs: None
-    torch.Tensor.backward = lambda self, *args, **kwargs: None
-
-
-    class Planted(TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            return func(*args, **(kwargs or {{}}))
-
-
-    Planted().__enter__()
-    torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t).__enter__()
-    torch.autograd.forward_ad.dual_level().__enter__()
-    torch.set_flush_denormal(True)
-    torch.backends.mkldnn.matmul.fp32_precision = "tf32"
-    numpy.set_printoptions(precision=1)
-    logging.disable(logging.CRITICAL)
-    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "{RECIPE_ORPHAN_MARK}"])
-    """
-PLANTED_RECIPES["plot_12_sees_nothing_left.py"] = """\
-    import logging
-
-    import numpy
-    import torch.nn.functional as F
-
-    seen = []
-    if torch.neg(torch.tensor([2.0])).tolist() != [-2.0]:
-        seen.append("torch.neg overridden through torch.library")
-    if F.relu(torch.tensor([-1.0])).tolist() != [0.0]:
-        seen.append("F.relu replaced")
-    if torch.is_warn_always_enabled():
-        seen.append("warn_always on")
-    if not torch.backends.mkldnn.enabled:
-        seen.append("mkldnn off")
-    p = torch.nn.Parameter(torch.ones(2))
-    p.grad = torch.ones(2)
-    sgd = torch.optim.SGD([p], lr=0.5)
-    sgd.step()
-    if p.tolist() != [0.5, 0.5]:
-        seen.append("SGD.step patched")
-    sgd.zero_grad()
-    if p.grad is not None:
-        seen.append("zero_grad's default changed")
-    if torch._C._is_torch_function_mode_enabled():
-        seen.append("a TorchFunctionMode entered")
-    if torch._C._autograd._top_saved_tensors_default_hooks(False) is not None:
-        seen.append("saved_tensors_hooks entered")
-    x = torch.ones(1, requires_grad=True)
-    (x * 3).sum().backward()
-    if x.grad is None or x.grad.item() != 3:
-        seen.append("backward replaced")
-    if torch.autograd.forward_ad._current_level != -1:
-        seen.append("a forward-AD dual level entered")
-    if torch.tensor([1e-39]).item() == 0:
-        seen.append("denormals flushed")
-    if torch.get_float32_matmul_precision() != "highest":  # raises where set through both APIs
-        seen.append("matmul precision")
-    if numpy.get_printoptions()["precision"] != 8:
-        seen.append("numpy's print options")
-    if logging.root.manager.disable:
-        seen.append("logging disabled")
-    print("left by the recipes before:", ", ".join(seen) or "nothing")
-    """
+PLANTED_RECIPES["plot_00_leaves_more.py"] = leaking(RECIPE_ORPHAN_MARK)
+PLANTED_RECIPES["plot_12_sees_nothing_left.py"] = WITNESS
 
 
 OFF_SITE_NOTEBOOK = planted_notebook(
@@ -1088,13 +1053,14 @@ def test_running_claims_in_their_own_process_survives_exits(runner_alone):
 
 
 def test_nothing_a_claim_changes_or_starts_outlives_it(runner_alone):
-    """A claim overrides aten::neg through torch.library, replaces F.relu and an optimizer's
-    step, enters a TorchFunctionMode and saved-tensor hooks, makes warnings errors, and starts
-    a process: the claim after it finds none of it, and the process has ended."""
+    """A claim makes every change of leaking() (torch.library, F.relu, backward, an optimizer,
+    modes left entered, numpy, logging, ...), sets the environment, a module hook, a patched print
+    and warnings as errors, and starts a process: the claim after it finds none of it, and the
+    process has ended."""
     results, left_running = runner_alone
     assert results["isolation"] == {
         "planted-leaves-hooks": ("holds", ""),
-        "planted-sees-nothing-left": ("holds", "left by the claims before: nothing\n"),
+        "planted-sees-nothing-left": ("holds", "left by the runs before: nothing\n"),
     }, results["isolation"]
     assert left_running == [], left_running
 
@@ -1320,7 +1286,5 @@ def test_nothing_a_recipe_changes_or_starts_reaches_the_next_or_outlives_the_bui
     recipe after it finds none of it, and the process ended with the recipe's."""
     project, code, output, seconds = fault_build
     page = (project / "build/html/en/recipes/plot_12_sees_nothing_left.html").read_text(encoding="utf-8")
-    assert "left by the recipes before: nothing" in page, re.findall(
-        r"left by the recipes before: [^<]*", page
-    )
+    assert "left by the runs before: nothing" in page, re.findall(r"left by the runs before: [^<]*", page)
     assert _processes_marked(RECIPE_ORPHAN_MARK) == []
