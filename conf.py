@@ -159,6 +159,9 @@ nb_execution_cache_path = str(ROOT / "build" / ".jupyter_cache")
 nb_execution_raise_on_error = False
 nb_execution_show_tb = True
 nb_execution_timeout = 60
+# a page that failed beside the gallery runs again in myst-nb: in a folder of its own under
+# build/run/ (execution.notebook_prerun), so that a relative write never lands in docs/
+nb_execution_in_temp = True
 nb_kernel_rgx_aliases = {".*": "python3"}
 nb_merge_streams = True  # how the kernel chunks stdout must not change the page
 nb_ipywidgets_js = {}

@@ -21,6 +21,8 @@ to a relative path never lands in the checkout.
 
 import os
 import re
+import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -80,7 +82,16 @@ def _run(cache_path, path, notebook, reader, nb_config, crumb):
                 resources={"metadata": {"path": folder}},
             )
             client.execute(env=env)
-    except Exception:  # noqa: BLE001 - myst-nb runs the page again and reports it
+    except Exception as err:  # noqa: BLE001 - myst-nb runs the page again and reports it
+        # said here: a page that runs twice is slower, and one that fails only here (a kernel that
+        # did not start) would otherwise leave no trace
+        first = (str(err).strip().splitlines() or [""])[0][:300]
+        print(
+            f"{path.name}: its run beside the gallery failed ({type(err).__name__}: {first}); "
+            "myst-nb runs it again",
+            file=sys.stderr,
+            flush=True,
+        )
         return
     finally:
         if crumb is not None:
@@ -98,6 +109,13 @@ def start(app):
     """Start a run of every notebook page that jupyter-cache has no result for."""
     runs = {}
     setattr(app, _RUNS, runs)
+    # myst-nb runs a page again itself where its run here failed, in a temporary folder
+    # (nb_execution_in_temp): from here on this process makes those under build/run/, as
+    # PROJECT.scratch does, so that a relative write stays out of the checkout and the page's
+    # code still finds the project (the recipes' runner was forked before: recipe_runs)
+    folder = PROJECT.build_dir / "run"
+    folder.mkdir(parents=True, exist_ok=True)
+    tempfile.tempdir = str(folder)
     nb_config = app.env.mystnb_config
     if nb_config.execution_mode != "cache":
         return
