@@ -48,29 +48,28 @@ def _on_timeout(fname, limit, source):
     return handler
 
 
-def _time_limit(text, source):
-    """(seconds, where they are set): the recipe's own limit where its source sets one."""
+def _time_limit(text, source, warn=True):
+    """(seconds, where they are set): the recipe's own limit where its source sets one; a bad
+    value is named (``warn``) and conf.py's is used."""
     own = upstream.gallery_file_config(text).get("recipe_timeout")
     if own is None:
         return int(_settings["timeout"]), "conf.py"
     if type(own) is not int or own < 1:
-        line = next(n for n, t in enumerate(text.splitlines(), 1) if "sphinx_gallery_recipe_timeout" in t)
-        logger.warning(
-            "sphinx_gallery_recipe_timeout must be a whole number of seconds, not %r; conf.py's is used",
-            own,
-            location=f"{source.resolve()}:{line}",
-        )
+        if warn:
+            line = next(n for n, t in enumerate(text.splitlines(), 1) if "sphinx_gallery_recipe_timeout" in t)
+            logger.warning(
+                "sphinx_gallery_recipe_timeout must be a whole number of seconds, not %r; conf.py's is used",
+                own,
+                location=f"{source.resolve()}:{line}",
+            )
         return int(_settings["timeout"]), "conf.py"
     return own, f"{source.name} itself"
 
 
 def time_limit(source):
-    """(seconds, where they are set) for the recipe at ``source``, without a word on a bad
-    value (its run names it)."""
-    own = upstream.gallery_file_config(source.read_text(encoding="utf-8")).get("recipe_timeout")
-    if type(own) is int and own >= 1:
-        return own, f"{source.name} itself"
-    return int(_settings["timeout"]), "conf.py"
+    """``_time_limit`` of the recipe at ``source``, without a word on a bad value (its run,
+    in its own process, names it)."""
+    return _time_limit(source.read_text(encoding="utf-8"), source, warn=False)
 
 
 def _source(gallery_conf, fname):
