@@ -45,6 +45,7 @@ extensions = [
     "autograd_recipes.pages.page_assets",
     "autograd_recipes.theme",
     "autograd_recipes.search.korean",
+    "autograd_recipes.search.utf8_index",
     "autograd_recipes.search.file_search",
     "autograd_recipes.search.ranked",
     "autograd_recipes.pages.ui_strings",

@@ -6,7 +6,10 @@ from pathlib import Path
 
 import pytest
 from conftest import JOBS, LANGUAGES, SITE_URL, background_build
+from sphinx.search import js_index
 from tiny import RECIPES
+
+from autograd_recipes.search import utf8_index
 
 
 def pages(project, lang):
@@ -220,3 +223,21 @@ def test_a_third_language_is_one_line_plus_its_catalogs(third_language_build):
     assert f"built {lang} only, not {', '.join(LANGUAGES)}: " in output
     assert f"/{lang}/{Path(RECIPES[0]).with_suffix('.html')}</loc>" in (html / "sitemap.xml").read_text()
     assert 'hreflang="fr"' in (html / "404.html").read_text(encoding="utf-8")
+
+
+def test_the_korean_search_index_spells_hangul_as_utf8(built_site):
+    project, code, output = built_site
+    raw = (project / "build/html/ko/searchindex.js").read_text(encoding="utf-8")
+    escaped = [c for c in re.findall(r"\\u([0-9a-fA-F]{4})", raw) if 0xAC00 <= int(c, 16) <= 0xD7A3]
+    assert not escaped, escaped[:5]
+    assert "텐서" in raw
+
+
+def test_the_rewritten_index_holds_the_data_sphinx_wrote(tmp_path):
+    data = {"terms": {"텐서": [0, 2], "~텐서": 1, "view": [1]}, "titles": ["뷰 \"따옴표\"\n"]}
+    path = tmp_path / "searchindex.js"
+    path.write_text(js_index.dumps(data), encoding="utf-8")
+    utf8_index.rewrite(path)
+    text = path.read_text(encoding="utf-8")
+    assert js_index.loads(text) == data
+    assert len(text.encode()) < len(js_index.dumps(data).encode())
