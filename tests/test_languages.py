@@ -234,7 +234,7 @@ def test_the_korean_search_index_spells_hangul_as_utf8(built_site):
 
 
 def test_the_rewritten_index_holds_the_data_sphinx_wrote(tmp_path):
-    data = {"terms": {"텐서": [0, 2], "~텐서": 1, "view": [1]}, "titles": ["뷰 \"따옴표\"\n"]}
+    data = {"terms": {"텐서": [0, 2], "~텐서": 1, "view": [1]}, "titles": ['뷰 "따옴표"\n']}
     path = tmp_path / "searchindex.js"
     path.write_text(js_index.dumps(data), encoding="utf-8")
     utf8_index.rewrite(path)

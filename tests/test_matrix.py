@@ -470,6 +470,8 @@ def _planted_recipe_run(folder):
     ]  # imports and the kit's hidden import
     recipe.write_text(
         checker
+        # an expected error in the block of the kit's import, recorded as the later ones are
+        + 'with expect_error(TypeError, "planted in the first block"):\n    raise TypeError("other")\n'
         + "# %%\n"
         + 'with expect_error(RuntimeError, "another text"):\n    torch.ones(2).view(3)\n'
         + 'with expect_error(ValueError, "never"):\n    pass\n'
@@ -489,13 +491,14 @@ planted_recipe_run = JOBS.fixture("planted recipe run")
 
 
 def test_a_recipe_records_each_expected_error_and_check_without_stopping(planted_recipe_run):
-    """The runner's recipe mode on a planted recipe: a changed message, a missing error, a failed
-    assert and an unexpected error are all recorded, and the blocks after them still run."""
+    """The runner's recipe mode on a planted recipe: a changed message (in the block that imports
+    the kit too), a missing error, a failed assert and an unexpected error are all recorded, and
+    the blocks after them still run."""
     assert planted_recipe_run.returncode == 0, planted_recipe_run.stderr
     out = planted_recipe_run.stdout
     result = json.loads(out.strip().splitlines()[-1])
-    assert [e["outcome"] for e in result["expected_errors"]] == ["changed", "not raised"]
-    assert result["expected_errors"][0]["type"] == "RuntimeError"
+    assert [e["outcome"] for e in result["expected_errors"]] == ["changed", "changed", "not raised"]
+    assert [e["type"] for e in result["expected_errors"][:2]] == ["TypeError", "RuntimeError"]
     assert [(a["text"], a["holds"]) for a in result["asserts"]] == [("1 + 1 == 3", False), ("True", True)]
     assert [e["type"] for e in result["errors"]] == ["KeyError"]
     assert "last block ran" in result["output"]
