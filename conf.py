@@ -39,6 +39,7 @@ extensions = [
     "autograd_recipes.pages.source_links",
     "autograd_recipes.pages.provenance",
     "autograd_recipes.publish.offline_copy",
+    "autograd_recipes.publish.colab",
     "autograd_recipes.publish.stale_outputs",
     "autograd_recipes.pages.page_summary",
     "autograd_recipes.pages.lazy_thumbnails",
@@ -81,6 +82,9 @@ site_url = os.environ.get("AUTOGRAD_RECIPES_SITE_URL") or LOCAL_SITE_URL
 # "owner/name" on GitHub, and its branch: the pages' edit and "report a problem" links
 site_repository = os.environ.get("AUTOGRAD_RECIPES_REPOSITORY") or "autograd-recipes/autograd-recipes"
 site_branch = os.environ.get("AUTOGRAD_RECIPES_BRANCH") or "main"
+# the branch of site_repository that holds the built notebooks, which each recipe and notebook
+# page opens in Colab (the Pages workflow pushes them there: publish/colab.py)
+notebooks_branch = "notebooks"
 
 exclude_patterns = [
     "_root",

@@ -125,12 +125,17 @@ def test_a_recipes_notebook_has_its_scripts_code_and_its_zip_both(downloads, rec
 
 
 def test_the_downloads_are_made_again_when_their_recipe_changes(tmp_path):
-    """The second language's build reuses the first one's files only while their key holds."""
+    """The second language's build reuses the first one's files only while their key holds: the
+    recipe and the outputs its page shows (a run reused by sphinx-gallery keeps its page)."""
     from autograd_recipes.pages import standalone_downloads
 
-    recipe = tmp_path / "plot_x.py"
+    recipe, page = tmp_path / "plot_x.py", tmp_path / "plot_x.rst"
     recipe.write_text('"""\nA\n=\n"""\nx = 1\n', encoding="utf-8")
-    first = standalone_downloads._key(recipe)
-    assert standalone_downloads._key(recipe) == first
+    page.write_text("A\n=\n", encoding="utf-8")
+    first = standalone_downloads._key(recipe, page)
+    assert standalone_downloads._key(recipe, page) == first
     recipe.write_text('"""\nA\n=\n"""\nx = 2\n', encoding="utf-8")
-    assert standalone_downloads._key(recipe) != first
+    second = standalone_downloads._key(recipe, page)
+    assert second != first
+    page.write_text("A\n=\n\n.. rst-class:: sphx-glr-script-out\n", encoding="utf-8")
+    assert standalone_downloads._key(recipe, page) != second

@@ -97,6 +97,23 @@ def test_edit_and_report_links_name_the_new_repository_and_branch(other_html):
         assert "June 15, 2025." in re.search(r'<p class="provenance">(.*?)</p>', text).group(1), name
 
 
+def test_colab_links_open_the_notebooks_of_the_new_repository(other_html):
+    """A fork's pages open its own notebooks branch in Colab (publish/colab.py): the tiny site's
+    recipes and its notebook, each once."""
+    from autograd_recipes.project import Project
+
+    project = Project(other_html.parent.parent)
+    branch = (
+        f"https://colab.research.google.com/github/{OTHER['AUTOGRAD_RECIPES_REPOSITORY']}/blob/notebooks/"
+    )
+    pages = english_pages(other_html)
+    expected = [*project.recipe_docnames(), *(p.stem for p in project.notebooks())]
+    assert len(expected) == 3  # the tiny site's two recipes and its notebook
+    for docname in expected:
+        links = re.findall(r'href="(https://colab\.research\.google\.com/[^"]*)"', pages[f"{docname}.html"])
+        assert links == [f"{branch}{docname}.ipynb"], (docname, links)
+
+
 def test_offline_copy_links_out_to_the_new_address(other_html):
     lang, other = LANGUAGES[0], LANGUAGES[1]
     with zipfile.ZipFile(other_html / offline_copy.archive_name(CONF["project"], lang)) as archive:

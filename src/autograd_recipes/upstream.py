@@ -44,11 +44,13 @@ def gallery_file_config(text):
     return extract_file_config(text)
 
 
-def gallery_notebook(path, gallery_conf, target_dir):
+def gallery_notebook(path, gallery_conf, target_dir, outputs=None):
     """The notebook (a dict, nbformat 4) sphinx-gallery makes of the example at ``path``, with
     the hidden lines kept: its blocks as py_source_parser reads them, config comments removed
     as ``remove_config_comments`` asks, through notebook.jupyter_notebook (sphinx-gallery's own
-    passes the code through its ignore-block removal first)."""
+    passes the code through its ignore-block removal first). Each code block is one code cell,
+    in order, after ``first_notebook_cell`` if set; ``outputs`` ({a code block's first source
+    line: its cell's outputs}) fills them."""
     from sphinx_gallery import notebook, py_source_parser
 
     blocks = []
@@ -56,7 +58,48 @@ def gallery_notebook(path, gallery_conf, target_dir):
         if label == "code" and gallery_conf["remove_config_comments"]:
             content = py_source_parser.remove_config_comments(content)
         blocks.append(py_source_parser.Block(label, content, line))
-    return notebook.jupyter_notebook(blocks, gallery_conf, target_dir)
+    made = notebook.jupyter_notebook(blocks, gallery_conf, target_dir)
+    if outputs:
+        code = [b for b in blocks if b.type == "code"]
+        first = int(gallery_conf["first_notebook_cell"] is not None)
+        cells = [c for c in made["cells"] if c["cell_type"] == "code"][first : first + len(code)]
+        for block, cell in zip(code, cells, strict=True):
+            cell["outputs"] = list(outputs.get(block.lineno, []))
+    return made
+
+
+def gallery_code_lines(path):
+    """The first source line of each code block of the example at ``path``, in order (the
+    ``lineno`` of py_source_parser's blocks, which its page's block comments name)."""
+    from sphinx_gallery import py_source_parser
+
+    return [b.lineno for b in py_source_parser.split_code_and_text_blocks(str(path))[1] if b.type == "code"]
+
+
+#: a code block's captured output in the page sphinx-gallery generates (gen_rst.CODE_OUTPUT):
+#: the output's lines indented by four spaces (blank lines left as they are)
+GALLERY_OUTPUT_BLOCK = re.compile(
+    r"^\.\. rst-class:: sphx-glr-script-out\n\n \.\. code-block:: none\n\n((?:(?:    .*|[ \t]*)\n)*)", re.M
+)
+GALLERY_BLOCK_HEADER = re.compile(r"^\.\. GENERATED FROM PYTHON SOURCE LINES (\d+)-\d+\n", re.M)
+
+
+def gallery_block_pages(rst):
+    """{first source line of a block: its part of the page} of the reST sphinx-gallery generates
+    for an example (gen_rst.rst_blocks: every block but the title's opens with its
+    ``GENERATED FROM PYTHON SOURCE LINES`` comment, a code block followed by what it output)."""
+    parts = GALLERY_BLOCK_HEADER.split(rst)
+    return {int(parts[i]): parts[i + 1] for i in range(1, len(parts), 2)}
+
+
+def gallery_printed(part):
+    """The text a block printed, as its part of the page shows it (trailing blank lines gone), or
+    None if it printed nothing."""
+    found = GALLERY_OUTPUT_BLOCK.search(part)
+    if found is None:
+        return None
+    lines = [line.removeprefix("    ") if line.strip() else "" for line in found.group(1).split("\n")]
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def gallery_md5_file(gallery_conf, fname):

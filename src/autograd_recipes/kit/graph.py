@@ -668,6 +668,15 @@ def figure(data, words=WORDS, ident="autograd-graph", standalone=False):
 # --- showing it -----------------------------------------------------------------------------
 
 
+def mimebundle(data, ident):
+    """What Jupyter is given to display a record: the record itself, its figure, its sentences."""
+    return {
+        MIME: data,
+        "text/html": figure(data, ident=ident, standalone=True),
+        "text/plain": describe(data),
+    }
+
+
 class Graph:
     """A record that IPython and Jupyter display: the site's notebook pages read ``MIME``."""
 
@@ -679,11 +688,7 @@ class Graph:
         self.ident = f"autograd-graph-{Graph.shown}"
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return {
-            MIME: self.data,
-            "text/html": figure(self.data, ident=self.ident, standalone=True),
-            "text/plain": describe(self.data),
-        }
+        return mimebundle(self.data, self.ident)
 
     def __repr__(self):
         return describe(self.data)

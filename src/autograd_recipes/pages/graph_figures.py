@@ -22,6 +22,7 @@ The kit's drawer (``kit/graph.py``) reads the graph behind a tensor where a case
 """
 
 import json
+import re
 from pathlib import Path
 
 from docutils import nodes
@@ -77,6 +78,15 @@ def scrape(block, block_vars, gallery_conf):
         content = json.dumps(data, ensure_ascii=False, sort_keys=True)
         rst += f"\n.. autograd-graph::\n\n    {content}\n\n"
     return rst
+
+
+# what scrape writes for one record: the directive, a blank line, the record on one line
+SCRAPED = re.compile(r"^\.\. autograd-graph::\n\n    (\{.*\})\n", re.M)
+
+
+def scraped_records(rst):
+    """The records ``scrape`` wrote into ``rst`` (a recipe's generated page, or part of it), in order."""
+    return [json.loads(found) for found in SCRAPED.findall(rst)]
 
 
 def reset_pending(gallery_conf, fname, when):
