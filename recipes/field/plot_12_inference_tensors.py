@@ -303,7 +303,7 @@ with expect_error(RuntimeError, "element 0 of tensors does not require grad and 
 # %%
 # The fix: the loop under ``torch.no_grad()``, which ``torch.enable_grad()``
 # overrides in the step; with Lightning, ``Trainer(inference_mode=False)``, as
-# a maintainer suggests in the threads below.
+# a maintainer suggests in #17653 (below).
 saliency = run_test(torch.no_grad)
 print(
     "saliency maps:",
@@ -333,7 +333,7 @@ assert modes == (True, True) and not loss.requires_grad and loss.is_inference()
 #   <https://github.com/Lightning-AI/pytorch-lightning/issues/19910>`__: "element 0 of
 #   tensors does not require grad" in ``test_step`` and ``validation_step``; the
 #   reporter found inference mode on in ``test_step``, inside ``torch.enable_grad()``;
-#   closed as working as intended;
+#   closed with the label "working as intended";
 # - `Lightning-AI/pytorch-lightning#17653
 #   <https://github.com/Lightning-AI/pytorch-lightning/issues/17653>`__: forces computed as
 #   the gradient of an energy in validation and test steps; a maintainer suggests
