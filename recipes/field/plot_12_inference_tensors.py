@@ -250,6 +250,74 @@ assert not weight_t.is_inference() and labels._version == 0
 # sphinx_gallery_end_ignore
 
 # %%
+# A test step that needs gradients, in a loop under inference mode
+# ----------------------------------------------------------------
+# Lightning's evaluation loop runs ``validation_step`` and ``test_step`` under
+# ``torch.inference_mode()`` when the ``Trainer`` has ``inference_mode=True``,
+# its default, and under ``torch.no_grad()`` when it has
+# ``inference_mode=False`` (`loops/utilities.py
+# <https://github.com/Lightning-AI/pytorch-lightning/blob/014994ad91a56a71bbe3d6675f42b6f125789a26/src/lightning/pytorch/loops/utilities.py>`__;
+# with FSDP, XLA or the gloo backend, ``torch.no_grad()`` either way). Lightning
+# is not installed here: the loop below stands in for it, and iterates its data
+# loader inside the block. A step that computes a saliency map, the gradient of
+# the loss with respect to the input, turns grad mode back on and makes its
+# input require grad; inside inference mode its loss still has no graph, and
+# asking for the gradient raises the error of a loss computed under
+# ``torch.no_grad()`` :claim:`site-test-step-under-inference-mode`.
+classifier = torch.nn.Linear(4, 3)
+loader = torch.utils.data.DataLoader(
+    torch.utils.data.TensorDataset(torch.randn(4, 4), torch.tensor([0, 2, 1, 0])), batch_size=2
+)
+
+
+def test_step(batch):
+    images, labels = batch
+    with torch.enable_grad():
+        images.requires_grad_()
+        loss = torch.nn.functional.cross_entropy(classifier(images), labels)
+        (saliency,) = torch.autograd.grad(loss, images)
+    return saliency.abs()
+
+
+def run_test(evaluation_mode):
+    with evaluation_mode():
+        return [test_step(batch) for batch in loader]
+
+
+with torch.inference_mode(), torch.enable_grad():
+    images, labels = next(iter(loader))
+    images.requires_grad_()
+    loss = torch.nn.functional.cross_entropy(classifier(images), labels)
+    modes = torch.is_grad_enabled(), torch.is_inference_mode_enabled()
+
+print("in the step: grad mode", modes[0], "| inference mode", modes[1])
+print("loss: requires grad", loss.requires_grad, "| inference tensor", loss.is_inference())
+
+# %%
+
+# sphinx_gallery_start_ignore
+with expect_error(RuntimeError, "element 0 of tensors does not require grad and does not have a grad_fn"):
+    # sphinx_gallery_end_ignore
+    run_test(torch.inference_mode)
+
+# %%
+# The fix: the loop under ``torch.no_grad()``, which ``torch.enable_grad()``
+# overrides in the step; with Lightning, ``Trainer(inference_mode=False)``, as
+# a maintainer suggests in #17653 (below).
+saliency = run_test(torch.no_grad)
+print(
+    "saliency maps:",
+    [tuple(s.shape) for s in saliency],
+    "| inference tensors:",
+    [s.is_inference() for s in saliency],
+)
+# sphinx_gallery_start_ignore
+# The check: the same maps as the step gives in grad mode, outside any loop.
+assert all(torch.equal(s, test_step(batch)) for s, batch in zip(saliency, loader))
+assert modes == (True, True) and not loss.requires_grad and loss.is_inference()
+# sphinx_gallery_end_ignore
+
+# %%
 # Where people report it
 # ----------------------
 # - `facebookresearch/dinov2#472
@@ -260,4 +328,13 @@ assert not weight_t.is_inference() and labels._version == 0
 #   len(data_loader)`` after the block;
 # - `Lightning-AI/pytorch-lightning#14497
 #   <https://github.com/Lightning-AI/pytorch-lightning/issues/14497>`__:
-#   ``torch.enable_grad()`` cannot undo inference mode in evaluation.
+#   ``torch.enable_grad()`` cannot undo inference mode in evaluation;
+# - `Lightning-AI/pytorch-lightning#19910
+#   <https://github.com/Lightning-AI/pytorch-lightning/issues/19910>`__: "element 0 of
+#   tensors does not require grad" in ``test_step`` and ``validation_step``; the
+#   reporter found inference mode on in ``test_step``, inside ``torch.enable_grad()``;
+#   closed with the label "working as intended";
+# - `Lightning-AI/pytorch-lightning#17653
+#   <https://github.com/Lightning-AI/pytorch-lightning/issues/17653>`__: forces computed as
+#   the gradient of an energy in validation and test steps; a maintainer suggests
+#   ``Trainer(inference_mode=False)``.
