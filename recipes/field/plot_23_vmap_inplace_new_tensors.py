@@ -66,6 +66,8 @@ def doubled(seq):
     return out
 
 
+# %%
+
 # sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "output with shape [5] doesn't match the broadcast shape [4, 5]"):
     # sphinx_gallery_end_ignore
@@ -135,6 +137,9 @@ def shifted(seq, offset):
 
 
 offset = torch.ones(5)
+
+# %%
+
 # sphinx_gallery_start_ignore
 with expect_error(
     RuntimeError,

@@ -27,6 +27,8 @@ from autograd_recipes.kit import expect_error, show_graph
 
 # sphinx_gallery_end_ignore
 
+# %%
+
 # sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "Only Tensors of floating point and complex dtype can require gradients"):
     # sphinx_gallery_end_ignore
@@ -37,6 +39,8 @@ with expect_error(RuntimeError, "Only Tensors of floating point and complex dtyp
 # ``requires_grad_()`` leaves out complex tensors, which it accepts too
 # :claim:`site-integer-dtypes-cannot-require-grad`.
 counts = torch.tensor([1, 2, 3])
+
+# %%
 
 # sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "only Tensors of floating point dtype can require gradients"):
@@ -88,6 +92,8 @@ for name, result in results.items():
 # A loss computed from them alone has no graph, and ``backward()`` says so.
 target = torch.tensor([0, 2, 1, 2])
 loss = (scores.round().long() - target).float().pow(2).mean()
+
+# %%
 
 # sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "element 0 of tensors does not require grad and does not have a grad_fn"):
@@ -142,6 +148,8 @@ assert torch.equal(rounded.detach(), scores.detach().round()) and torch.equal(sc
 # ``scores`` reaches this loss only through ``argmax``.
 loss = weights[scores.argmax()] ** 2
 
+# %%
+
 # sphinx_gallery_start_ignore
 with expect_error(
     RuntimeError,
@@ -172,6 +180,8 @@ assert torch.equal(grads[0], torch.tensor([0.0, 0.0, 0.0, 8.0])) and torch.equal
 # ``allow_unused=True`` does not cover an input that does not require grad,
 # such as the integer index itself :claim:`site-autograd-grad-unused-inputs`.
 loss = weights[scores.argmax()] ** 2
+
+# %%
 
 # sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "One of the differentiated Tensors does not require grad"):
