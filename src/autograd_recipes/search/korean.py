@@ -20,10 +20,14 @@ Stemming rule, shared by the index (Python) and the query (korean_stemmer.js):
 * Any other token is English: lowercased and stemmed like Sphinx's ``en``.
 
 Compounds typed without the page's space (연산그래프) and forms the rules miss:
-each run of Hangul words is also indexed as overlapping syllable pairs (bigrams,
-stored with a ``~`` prefix so they never mix with words), as written, across the
-spaces between the words. A query word that is not an indexed
-word is looked up by its bigrams instead; such matches rank below word matches.
+each Hangul word is also indexed as overlapping syllable pairs (bigrams, stored
+with a ``~`` prefix so they never mix with words), as written. A query word that
+is not an indexed word is looked up by its bigrams: a page holds it when the
+bigrams it holds cover every syllable, each next pair starting one or two
+syllables on (so 산그 in 연산그래프, where the reader left out a space, need not be
+on the page); such matches rank below word matches. Pairs across the spaces
+between words are not indexed: they would double the Korean index, which the
+search page loads whole.
 The stemmer is a heuristic: it may over-strip a 3+ syllable noun (어레이 → 어레),
 but as queries are stemmed the same way, that word is still found.
 
@@ -110,8 +114,7 @@ _HANGUL = "\uac00-\ud7a3"  # precomposed syllables
 _HANGUL_WORD = re.compile(f"^[{_HANGUL}]+$")
 # Hangul runs, or runs of other word characters (so no_grad를 → no_grad, 를).
 _WORD = re.compile(f"[{_HANGUL}]+|[^\\W{_HANGUL}]+")
-# Hangul words with only spaces between them: one run of bigrams.
-_RUN = re.compile(f"[{_HANGUL}]+(?:[ \\t\\n]+[{_HANGUL}]+)*")
+_HANGUL_RUN = re.compile(f"[{_HANGUL}]+")
 
 # The same splitter for queries typed in the browser (overrides searchtools.js's).
 _JS_SPLITTER = rf"""
@@ -194,11 +197,12 @@ class SearchKorean(SearchLanguage):
 
     def split(self, input):
         """Words, the one-syllable stem of each word that has one (one_syllable_stem), then
-        the bigrams of each Hangul run, its spaces left out."""
+        the bigrams of each Hangul word of two or more syllables."""
         words = _WORD.findall(input)
         words += [stem for stem in map(one_syllable_stem, words) if stem]
-        for run in _RUN.findall(input):
-            words += sorted(set(bigrams("".join(run.split()))))
+        for word in _HANGUL_RUN.findall(input):
+            if len(word) > 1:  # a lone syllable is a particle, or a word indexed as itself
+                words += sorted(set(bigrams(word)))
         return words
 
     def stem(self, word):

@@ -34,16 +34,37 @@ var koreanBigrams = (text) => {
 };
 
 /*
+ * The ways a query word's syllables can be covered by bigrams the index has: each a list
+ * of bigrams from its first syllable to its last, a step of one or two syllables at a
+ * time (a step of two skips a pair the page need not hold: 산그 in 연산그래프, where the
+ * reader left out a space). A page holds the word when it holds every bigram of one way;
+ * no way, when some syllable is in no indexed pair. At most 32 ways, shortest first.
+ */
+var koreanBigramWays = (term, index) => {
+  const grams = koreanBigrams(term);
+  const has = (gram) => Object.hasOwn(index.terms, gram) || Object.hasOwn(index.titleterms, gram);
+  if (grams.length === 1) return has(grams[0]) ? [grams] : [];
+  const ways = [];
+  const walk = (i, way) => {
+    if (ways.length >= 32 || !has(grams[i])) return;
+    if (i === grams.length - 1) return void ways.push([...way, grams[i]]);
+    for (const step of [2, 1]) if (i + step < grams.length) walk(i + step, [...way, grams[i]]);
+  };
+  walk(0, []);
+  return ways.sort((a, b) => a.length - b.length);
+};
+
+/*
  * On the search page (searchtools.js is loaded first there): a Hangul query word
- * that is neither a word nor a title word of the index is replaced by its
- * bigrams, which must all be on a page; those pages come after the pages found
- * by words, below the score of a partial match and in the order of their own
- * scores (a page whose title holds the bigrams first).
+ * that is neither a word nor a title word of the index is looked up by its
+ * bigrams (koreanBigramWays): the pages that hold every bigram of one way; those
+ * pages come after the pages found by words, below the score of a partial match and
+ * in the order of their own scores (a page whose title holds the bigrams first).
  *
  * Every Hangul word of the query must be on a page too: searchtools.js lets a
  * page miss any query word of fewer than 3 characters (English "a", "of"), which
  * made a query of 2-syllable words (버전 카운터) an OR. The pages that hold every
- * Hangul word (by itself, or by all its bigrams when it is not an indexed word)
+ * Hangul word (by itself, or by its bigrams when it is not an indexed word)
  * and every other word searchtools.js requires come first; a page missing some
  * is kept, below all of them, in the order of the share of the words it holds.
  */
@@ -54,20 +75,26 @@ if (typeof Search !== "undefined" && Search.performTermsSearch) {
     const results = byWords(searchTerms, excludedTerms);
     const index = Search._index;
     const known = (term) => Object.hasOwn(index.terms, term) || Object.hasOwn(index.titleterms, term);
-    const expanded = new Set();
+    // each query, the words with each unindexed Hangul word replaced by one way of its bigrams
+    let queries = [[]];
     let fallback = false;
     for (const term of searchTerms) {
       if (hangul.test(term) && !known(term)) {
-        koreanBigrams(term).forEach((gram) => expanded.add(gram));
+        const ways = koreanBigramWays(term, index);
         fallback = true;
-      } else expanded.add(term);
+        if (!ways.length) queries = [];
+        queries = queries.flatMap((query) => ways.map((way) => [...query, ...way])).slice(0, 64);
+      } else queries = queries.map((query) => [...query, term]);
     }
     let all = results;
     if (fallback) {
       const found = new Set(results.map((result) => result[0]));
-      const byBigrams = byWords(expanded, excludedTerms).filter((result) => !found.has(result[0]));
+      const byBigrams = new Map();
+      for (const query of queries)
+        for (const result of byWords(new Set(query), excludedTerms))
+          if (!found.has(result[0]) && !(byBigrams.get(result[0])?.[4] >= result[4])) byBigrams.set(result[0], result);
       byBigrams.forEach((result) => (result[4] = (Scorer.partialTerm * result[4]) / (result[4] + 1)));
-      all = results.concat(byBigrams);
+      all = results.concat([...byBigrams.values()]);
     }
     return koreanEveryWordFirst(all, searchTerms, index);
   };
@@ -95,10 +122,11 @@ var koreanEveryWordFirst = (results, searchTerms, index) => {
   for (const term of terms) {
     if (!hangul.test(term) && term.length < 3) continue; // as searchtools.js: not required
     let files = koreanFilesWith(term, index);
-    if (hangul.test(term) && !files.size) {
-      const grams = koreanBigrams(term).map((gram) => koreanFilesWith(gram, index));
-      files = new Set([...grams[0]].filter((file) => grams.every((gram) => gram.has(file))));
-    }
+    if (hangul.test(term) && !files.size)
+      for (const way of koreanBigramWays(term, index)) {
+        const grams = way.map((gram) => koreanFilesWith(gram, index));
+        grams[0].forEach((file) => grams.every((gram) => gram.has(file)) && files.add(file));
+      }
     holders.push(files);
   }
   const share = (result) => {
