@@ -65,14 +65,15 @@ with expect_error(RuntimeError, "modified by an inplace operation"):
     loss_d.backward()
 
 # %%
-# The ``BatchNorm`` layer's node saved its ``running_mean`` and ``running_var``
-# themselves, not copies, and the copy made for the second forward pass
-# changed both in place. The node saves them in training mode and in
-# ``eval()`` mode alike, and a write to either between the forward pass and
-# its backward pass (``copy_``, ``add_``, ``fill_``) makes the backward pass
-# fail; the layer's own update of the running statistics in a second forward
-# pass in training mode does not :claim:`site-batchnorm-saves-running-stats`.
-# Without the copies, the same two forward passes and one backward pass run:
+# The ``BatchNorm`` layer's node saved its ``running_mean`` and
+# ``running_var`` themselves, not copies, and the copy made for the second
+# forward pass changed both in place. With grad mode on, the node saves them
+# in training mode and in ``eval()`` mode alike, and a write to either between
+# the forward pass and its backward pass (``copy_``, ``add_``, ``fill_``)
+# makes the backward pass fail; the layer's own update of the running
+# statistics in a second forward pass in training mode does not
+# :claim:`site-batchnorm-saves-running-stats`. Without the copies, the same
+# two forward passes and one backward pass run:
 v = bn.running_mean._version
 before = bn.running_mean.clone()
 d_fake, d_real = D(fake), D(real)
@@ -92,12 +93,6 @@ assert not torch.equal(bn.running_mean, before) and fake.grad is not None
 # gradients: in training mode the layer normalises with each batch's own
 # statistics, so the running statistics that the copies change do not enter
 # the result, and the gradients are those of the joint loss.
-# sphinx_gallery_start_ignore
-D.zero_grad()
-fake.grad = None
-F.softplus(D(fake)).mean().add(F.softplus(-D(real)).mean()).backward()
-want = [p.grad.clone() for p in D.parameters()] + [fake.grad.clone()]
-# sphinx_gallery_end_ignore
 D.zero_grad()
 fake.grad = None
 broadcast_buffers(D, process_0)
@@ -106,7 +101,12 @@ broadcast_buffers(D, process_0)
 F.softplus(-D(real)).mean().backward()
 print("D's last bias, its gradient:", D[3].bias.grad)
 # sphinx_gallery_start_ignore
-got = [p.grad for p in D.parameters()] + [fake.grad]
+# The check: the same gradients as one backward pass of the joint loss, without the copies.
+got = [p.grad.clone() for p in D.parameters()] + [fake.grad.clone()]
+D.zero_grad()
+fake.grad = None
+F.softplus(D(fake)).mean().add(F.softplus(-D(real)).mean()).backward()
+want = [p.grad for p in D.parameters()] + [fake.grad]
 assert all(torch.allclose(g, w, atol=1e-6) for g, w in zip(got, want))
 # sphinx_gallery_end_ignore
 
@@ -131,13 +131,14 @@ assert not torch.allclose(d_fake, apart)
 # %%
 # Fix 3: a buffer of your own, read through a clone
 # -------------------------------------------------
-# When a module of your own multiplies a tensor that requires grad by one of
-# its buffers, the graph saves the buffer itself; multiplied by
-# ``self.scale.clone()``, it saves the clone, and a write to the buffer between the forward pass and its backward
-# pass breaks nothing :claim:`site-buffer-product-saves-the-buffer`. For
-# ``BatchNorm`` under ``DistributedDataParallel``, the answer in the thread
-# pytorch/pytorch#110363 below suggests ``broadcast_buffers=False``, or
-# ``SyncBatchNorm`` instead of ``BatchNorm``.
+# When a module of your own multiplies, with grad mode on, a tensor that
+# requires grad by one of its buffers, the graph saves the buffer itself;
+# multiplied by ``self.scale.clone()``, it saves the clone, and a write to the
+# buffer between the forward pass and its backward pass breaks nothing
+# :claim:`site-buffer-product-saves-the-buffer`. For ``BatchNorm`` under
+# ``DistributedDataParallel``, the answer in the thread pytorch/pytorch#110363
+# below suggests ``broadcast_buffers=False``, or ``SyncBatchNorm`` instead of
+# ``BatchNorm``.
 
 
 class Scaled(torch.nn.Linear):

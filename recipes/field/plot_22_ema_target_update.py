@@ -49,17 +49,18 @@ with expect_error(RuntimeError, "a leaf Variable that requires grad is being use
         ema_p.mul_(decay).add_(p, alpha=1 - decay)
 
 # %%
-# With grad mode on, an in-place write to a leaf that requires grad, such as
-# a parameter, raises this error :claim:`leaf-inplace-raises`.
+# With grad mode on, outside inference mode, an in-place write to a leaf that
+# requires grad, such as a parameter, raises this error
+# :claim:`leaf-inplace-raises`.
 #
 # Pitfall 2: a frozen copy, updated from parameters that require grad
 # -------------------------------------------------------------------
-# The usual answer to that error is to freeze the copy. The update then runs,
-# and nothing is printed, but each in-place operation whose other operand
-# requires grad is recorded: the EMA's weights get a ``grad_fn``, stop being
-# leaves, and start requiring grad; each step's update adds nodes to the
-# same chain :claim:`site-ema-update-records-graph`. The count below is of the
-# nodes reachable from the weight's ``grad_fn``.
+# The usual answer to that error is to freeze the copy. The update then runs
+# with grad mode on, and nothing is printed, but each in-place operation whose
+# other operand requires grad is recorded: the EMA's weights get a
+# ``grad_fn``, stop being leaves, and start requiring grad; each step's update
+# adds nodes to the same chain :claim:`site-ema-update-records-graph`. The
+# count below is of the nodes reachable from the weight's ``grad_fn``.
 
 
 def graph_size(t):
@@ -89,10 +90,11 @@ show_graph(ema.weight)
 # sphinx_gallery_end_ignore
 
 # %%
-# Nothing fails at the update; the recorded chain surfaces later. A backward
-# pass through the EMA's output reaches the model's parameters and adds into
-# their ``.grad``, and freezing the EMA again fails, because its weights are no
-# longer leaves :claim:`site-ema-update-records-graph`.
+# Nothing fails at the update with grad mode on; the recorded chain surfaces
+# later. A backward pass through the EMA's output reaches the model's
+# parameters and adds into their ``.grad``, and freezing the EMA again fails,
+# because its weights are no longer leaves
+# :claim:`site-ema-update-records-graph`.
 opt.zero_grad()
 ema(torch.randn(4, 3)).sum().backward()
 print("the model's weight gradient after a backward pass through the EMA:", model.weight.grad)
