@@ -7,8 +7,9 @@ or, worse, that it quietly records.
 
 An exponential moving average (EMA) of a model's weights, or a target
 network, is updated in place after each step:
-``ema_p.mul_(d).add_(p, alpha=1 - d)``. With grad mode on, if the copy's
-parameters require grad, the first update fails with the leaf error. Frozen
+``ema_p.mul_(d).add_(p, alpha=1 - d)``. With grad mode on, outside inference
+mode, if the copy's parameters require grad, the first update fails with the
+leaf error. Frozen
 with ``requires_grad_(False)``, they are updated, but from parameters that
 require grad: autograd records each update, the EMA's weights stop being
 leaves, and their graph grows with every step. Update under
