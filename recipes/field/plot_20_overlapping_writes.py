@@ -34,8 +34,9 @@ grid = offsets.expand(3, 4)
 print("grid's strides:", grid.stride())
 
 # %%
-# ``+=``, ``add_``, ``mul_``, ``copy_``, ``relu_``, ``clamp_`` and ``out=``
-# into such a tensor are refused :claim:`site-expanded-inplace-raises`.
+# ``+=``, ``add_``, ``mul_``, ``copy_``, ``relu_``, ``clamp_`` and
+# ``torch.add(..., out=)`` into such a tensor are refused
+# :claim:`site-expanded-inplace-raises`.
 
 # sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "more than one element of the written-to tensor refers to"):
@@ -84,7 +85,8 @@ assert offsets.grad.flatten().tolist() == [4.0, 4.0, 4.0]
 # Pitfall 2: subtracting the first column in place
 # ------------------------------------------------
 # Each row, minus its first element: the right-hand side ``a[:, :1]`` is a
-# view of ``a`` itself. On a tensor of one row, torch refuses it.
+# view of ``a`` itself. On a tensor of one row of 2, 3, 5 or 7 elements,
+# torch refuses it :claim:`site-partial-overlap-silent`.
 a = torch.tensor([[0.0, 1.0]])
 
 # %%
@@ -97,10 +99,10 @@ with expect_error(RuntimeError, "some elements of the input tensor and the writt
 # %%
 # On a tensor of two rows, the same line runs, and the second row comes out
 # wrong, ``[0, 3]``: 3 - 0, as if ``a[1, 1]`` were computed after ``a[1, 0]``
-# had been overwritten. With 2, 3 or 100 rows of 2, 3, 5 or 7 elements, the
-# in-place ``-=``, ``add_`` and ``mul_`` with ``a[:, :1]`` run and give another
-# result than the out-of-place operation, for float32, float64 and int64
-# tensors :claim:`site-partial-overlap-silent`.
+# had been overwritten. With 2, 3 or 100 rows of 2, 3, 5 or 7 elements holding
+# 1, 2, 3, …, the in-place ``-=``, ``add_`` and ``mul_`` with ``a[:, :1]`` run
+# and give another result than the out-of-place operation, for float32,
+# float64 and int64 tensors :claim:`site-partial-overlap-silent`.
 a = torch.tensor([[0.0, 1.0], [2.0, 3.0]])
 expected = a - a[:, :1]
 a -= a[:, :1]
