@@ -6,12 +6,12 @@ Saves you from the version error of a GAN's discriminator that scores fake,
 then real samples, and backpropagates once, with its buffers copied between.
 
 A layer can save one of its buffers for the backward pass: ``BatchNorm``
-saves its running mean and variance. An in-place write to such a buffer
-before that backward pass makes it fail. In the threads at the end, the write
-was ``DistributedDataParallel``'s copy of every buffer at the start of each
-forward pass. Backpropagate each forward pass before the next write, join the
-batches into one forward pass, or leave the buffers alone between a forward
-pass and its backward pass.
+saves its running mean and variance. ``copy_``, ``add_`` or ``fill_`` on
+such a buffer before that backward pass makes it fail. In the threads at the
+end, the write was ``DistributedDataParallel``'s copy of every buffer at the
+start of each forward pass. Backpropagate each forward pass before the next
+write, join the batches into one forward pass, or leave the buffers alone
+between a forward pass and its backward pass.
 """
 
 # %%
@@ -92,11 +92,12 @@ assert not torch.equal(bn.running_mean, before) and fake.grad is not None
 # %%
 # Fix 1: backpropagate each forward pass before the next one
 # ----------------------------------------------------------
-# Once a backward pass has run, its graph has let go of the tensors it saved,
-# and the next copy breaks nothing. The two backward passes add into the same
-# gradients: in training mode the layer normalises with each batch's own
-# statistics, so the running statistics that the copies change do not enter
-# the result, and the gradients are those of the joint loss.
+# Once a backward pass has run without ``retain_graph=True``, its graph has let
+# go of the tensors it saved, and the next copy breaks nothing. The two
+# backward passes add into the same gradients: in training mode the layer
+# normalises with each batch's own statistics, so the running statistics that
+# the copies change do not enter the result, and the gradients are those of the
+# joint loss.
 D.zero_grad()
 fake.grad = None
 broadcast_buffers(D, process_0)
