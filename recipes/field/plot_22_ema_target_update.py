@@ -57,11 +57,13 @@ with expect_error(RuntimeError, "a leaf Variable that requires grad is being use
 # Pitfall 2: a frozen copy, updated from parameters that require grad
 # -------------------------------------------------------------------
 # The usual answer to that error is to freeze the copy. The update then runs
-# with grad mode on, and nothing is printed, but each in-place operation whose
-# other operand requires grad is recorded: the EMA's weights get a
-# ``grad_fn``, stop being leaves, and start requiring grad; each step's update
-# adds nodes to the same chain :claim:`site-ema-update-records-graph`. The
-# count below is of the nodes reachable from the weight's ``grad_fn``.
+# with grad mode on, and nothing is printed, but an in-place update from
+# parameters that require grad (``mul_`` then ``add_`` as here, ``lerp_``,
+# ``torch._foreach_lerp_``, or ``copy_`` of the new value) is recorded: the
+# EMA's weights get a ``grad_fn``, stop being leaves, and start requiring grad;
+# each step's update adds nodes to the same chain
+# :claim:`site-ema-update-records-graph`. The count below is of the nodes
+# reachable from the weight's ``grad_fn``.
 
 
 def graph_size(t):
@@ -111,11 +113,11 @@ with expect_error(RuntimeError, "you can only change requires_grad flags of leaf
 # The fix: update under ``torch.no_grad()``
 # -----------------------------------------
 # Under ``torch.no_grad()`` nothing is recorded: the EMA's parameters stay
-# leaves with no ``grad_fn``. ``lerp_``
-# computes the same update in one operation: ``ema_p + (1 - decay) * (p - ema_p)``.
-# A ``state_dict()`` returns detached tensors that share the parameters'
-# memory, so an update written through those is not recorded either, with
-# grad mode on, even where the EMA's parameters require grad
+# leaves with no ``grad_fn``. ``lerp_`` computes the same update, up to
+# rounding, in one operation: ``ema_p + (1 - decay) * (p - ema_p)``. By
+# default, ``state_dict()`` returns detached tensors that share the
+# parameters' memory, so an update written through those is not recorded
+# either, with grad mode on, even where the EMA's parameters require grad
 # :claim:`site-ema-update-records-graph`.
 ema = copy.deepcopy(model).requires_grad_(False)
 for step in range(3):
