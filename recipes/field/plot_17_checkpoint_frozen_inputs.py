@@ -89,10 +89,10 @@ assert head.weight.grad is not None and block[0].weight.grad is None
 # %%
 # Fix 1: ``use_reentrant=False``
 # ------------------------------
-# The non-reentrant variant runs the block with grad mode on, so autograd
-# records its operations as it does without checkpointing; it drops the
-# tensors they save, and runs the block again when the backward pass needs
-# them. The block's weights get the gradients they get without checkpointing
+# The non-reentrant variant runs the block in the caller's grad mode, on
+# here, so autograd records its operations as it does without checkpointing;
+# it drops the tensors they save, and runs the block again when the backward
+# pass needs them. The block's weights get the gradients they get without checkpointing
 # :claim:`site-checkpoint-reentrant-frozen-input`.
 head.zero_grad()
 out = checkpoint(block, embed(ids), use_reentrant=False)
@@ -144,8 +144,8 @@ assert embed.weight.grad is None and not embed.weight.requires_grad
 # The block now starts by scaling its input in place
 # :claim:`site-checkpoint-inplace-on-input`. With ``use_reentrant=True`` and
 # the hook above, the first run records nothing and passes; the second runs on
-# the input detached and made to require grad: a leaf, which refuses the
-# in-place write.
+# the input detached and made to require grad: a leaf that requires grad,
+# which refuses the in-place write.
 
 
 def scaled_block(h):

@@ -22,7 +22,8 @@ out of place.
 # A function adds a batch dimension to its result in place, with
 # ``unsqueeze_``, and its caller scales the result in place. Eagerly, both
 # run. This page compiles with ``backend="aot_eager"``, which skips code
-# generation, so that the page builds in seconds; it checks no other backend.
+# generation, so that the page builds in seconds; it checks no other backend,
+# and another backend may behave otherwise.
 # Each error on this page is raised when the page is built, and the build
 # checks its type and message (the downloadable script shows how).
 
@@ -57,8 +58,9 @@ show_graph(h)
 # %%
 # Compiled, autograd records the whole function as one node,
 # ``CompiledFunctionBackward``, and its output is a view made inside that node. With
-# grad mode on and an input that requires grad (here ``w``), changing that
-# view in place is refused :claim:`site-compile-view-output`.
+# grad mode on, both when the function is called and when its output is
+# changed, and an input that requires grad (here ``w``), changing that view in
+# place is refused :claim:`site-compile-view-output`.
 
 # sphinx_gallery_start_ignore
 with expect_error(RuntimeError, "Output 0 of CompiledFunction is a view and is being modified inplace"):

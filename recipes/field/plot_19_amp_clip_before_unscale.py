@@ -7,17 +7,18 @@ to ``max_norm`` divided by the loss scale.
 
 A ``GradScaler`` multiplies the loss by its scale (65536 at first), so
 ``backward()`` leaves every gradient multiplied by it too. Called on those
-gradients, ``clip_grad_norm_`` measures the scaled norm and clips it to
-``max_norm``; ``scaler.step`` then divides by the scale, and the optimizer
-steps with gradients of norm ``max_norm / 65536``. Nothing raises. Call
-``scaler.unscale_(optimizer)`` before clipping, as PyTorch's AMP examples do.
+gradients, ``clip_grad_norm_`` measures the scaled norm and, where it is above
+``max_norm``, clips it to ``max_norm``; ``scaler.step`` then divides by the
+scale, and the optimizer steps with gradients of norm ``max_norm / 65536``.
+Nothing raises. Call ``scaler.unscale_(optimizer)`` before clipping, as
+PyTorch's AMP examples do.
 """
 
 # %%
 # The pitfall: clipping the scaled gradients
 # ------------------------------------------
 # A small model, trained with plain SGD and a ``GradScaler`` on the CPU, in
-# float64 so that the tiny step below is measured without rounding (the
+# float64 so that rounding barely touches the tiny step measured below (the
 # scaling is what matters here, not the precision of the forward pass). The scaler
 # is on, with a scale of 65536, and ``scaler.scale(loss)`` is one more
 # multiplication in the graph, so the backward pass multiplies every gradient
@@ -100,12 +101,13 @@ assert abs(right_step / wrong_step / 65536 - 1) < 1e-6
 # sphinx_gallery_end_ignore
 
 # %%
-# With SGD (momentum or not), the first step is the gradient times the
-# learning rate, so the wrong order made it 65536 times smaller here, where the
-# true norm is above ``max_norm`` :claim:`site-clip-before-unscale`. Adam
-# divides its step by the gradient's running size, which hides most of the
-# factor: here its first step is about the same size in either order, while
-# its clipping still acts on the scaled gradients.
+# With SGD and no weight decay, plain or with momentum other than Nesterov's,
+# the first step is the gradient times the learning rate, so the wrong order
+# made it 65536 times smaller here, where the true norm is above ``max_norm``
+# :claim:`site-clip-before-unscale`. Adam divides its step by the gradient's
+# running size, which hides most of the factor: here its first step is about
+# the same size in either order, while its clipping still acts on the scaled
+# gradients.
 sizes = []
 for unscale_first in (False, True):
     model = make_model()
