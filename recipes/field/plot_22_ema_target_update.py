@@ -142,7 +142,8 @@ torch.nn.functional.mse_loss(model(torch.randn(8, 3)), torch.randn(8, 2)).backwa
 opt.step()
 ema_state = ema.state_dict()
 for name, p in model.state_dict().items():
-    ema_state[name].mul_(decay).add_(p, alpha=1 - decay)
+    if p.dtype.is_floating_point:  # a BatchNorm's num_batches_tracked is an integer
+        ema_state[name].mul_(decay).add_(p, alpha=1 - decay)
 
 w = ema.weight
 print("through state_dict(): changed:", not torch.equal(w, before), end=" ")
