@@ -278,3 +278,16 @@ def test_no_verdict_rests_on_a_timing(claim, other_mode_slower):
     exec(compile(claim["code"], claim["id"], "exec"), namespace)
     assert "time_modes(" in claim["code"]
     assert namespace["verdict"] == claim["verdict"]
+
+
+def test_a_claims_code_runs_in_a_module_that_imports_by_its_name():
+    """torch.compile looks a traced function's module up by name on some releases (2.1 to 2.12);
+    a claim's namespace is such a module while it runs, and gone from sys.modules after."""
+    code = (
+        "import importlib\n"
+        "module = importlib.import_module(__name__)\n"
+        "verdict = 'holds' if module.torch is torch and module.__dict__ is globals() else 'does not hold'\n"
+    )
+    verdict, evidence = claims_ledger.run({"id": "importable", "code": code})
+    assert verdict == "holds", evidence
+    assert "claim_importable" not in sys.modules

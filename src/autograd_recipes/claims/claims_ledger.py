@@ -40,8 +40,10 @@ import io
 import json
 import os
 import re
+import sys
 import tomllib
 import traceback
+import types
 
 from autograd_recipes import source_text
 from autograd_recipes.project import PROJECT
@@ -229,14 +231,27 @@ def control_code(claim):
     return code
 
 
+@contextlib.contextmanager
+def _importable(module):
+    sys.modules[module.__name__] = module
+    try:
+        yield
+    finally:
+        sys.modules.pop(module.__name__, None)
+
+
 def _execute(claim, code, after_setup=None):
     import torch
 
     torch.manual_seed(0)
-    namespace = {"torch": torch, "__name__": f"claim_{claim['id']}"}
+    # the code runs in a module that imports by its name: torch.compile's tracing looks its
+    # functions' module up in sys.modules on some releases (2.1 to 2.12)
+    module = types.ModuleType(f"claim_{claim['id']}")
+    module.torch = torch
+    namespace = module.__dict__
     out = io.StringIO()
     try:
-        with contextlib.redirect_stdout(out), torch.random.fork_rng():
+        with contextlib.redirect_stdout(out), torch.random.fork_rng(), _importable(module):
             for ref in claim.get("uses", []):
                 exec(compile(page_cell(ref), f"<{ref}>", "exec"), namespace)
             if after_setup is not None:
