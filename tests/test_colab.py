@@ -74,7 +74,7 @@ def test_every_recipe_and_notebook_page_has_one_colab_link_in_each_language(buil
 def test_beside_the_link_the_page_names_its_torch_and_links_the_versions_page(built_site):
     html = built_site[0] / "build" / "html"
     said = {
-        "en": ("Open in Colab", "Colab's torch may be newer"),
+        "en": ("Open in Colab", "Colab's torch may be another release"),
         "ko": ("Colab에서 열기", "Colab의 torch는"),
     }
     for lang in LANGUAGES:

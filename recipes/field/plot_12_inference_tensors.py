@@ -252,12 +252,15 @@ assert not weight_t.is_inference() and labels._version == 0
 # %%
 # A test step that needs gradients, in a loop under inference mode
 # ----------------------------------------------------------------
-# Lightning's evaluation loop runs ``validation_step`` and ``test_step`` under
-# ``torch.inference_mode()`` when the ``Trainer`` has ``inference_mode=True``,
-# its default, and under ``torch.no_grad()`` when it has
-# ``inference_mode=False`` (`loops/utilities.py
+# Lightning's evaluation loop runs ``test_step``, and ``validation_step`` in
+# ``trainer.validate()``, under ``torch.inference_mode()`` when the ``Trainer``
+# has ``inference_mode=True``, its default, and under ``torch.no_grad()`` when it
+# has ``inference_mode=False`` (`loops/utilities.py
 # <https://github.com/Lightning-AI/pytorch-lightning/blob/014994ad91a56a71bbe3d6675f42b6f125789a26/src/lightning/pytorch/loops/utilities.py>`__;
-# with FSDP, XLA or the gloo backend, ``torch.no_grad()`` either way). Lightning
+# with FSDP, XLA or the gloo backend, ``torch.no_grad()`` either way). The
+# validation that ``trainer.fit()`` runs is under ``torch.no_grad()`` either way
+# (`loops/training_epoch_loop.py
+# <https://github.com/Lightning-AI/pytorch-lightning/blob/7f0c3436cd3f6ad3753125672024fc415cbcb414/src/lightning/pytorch/loops/training_epoch_loop.py>`__). Lightning
 # is not installed here: the loop below stands in for it, and iterates its data
 # loader inside the block. A step that computes a saliency map, the gradient of
 # the loss with respect to the input, turns grad mode back on and makes its
@@ -332,8 +335,8 @@ assert modes == (True, True) and not loss.requires_grad and loss.is_inference()
 # - `Lightning-AI/pytorch-lightning#19910
 #   <https://github.com/Lightning-AI/pytorch-lightning/issues/19910>`__: "element 0 of
 #   tensors does not require grad" in ``test_step`` and ``validation_step``; the
-#   reporter found inference mode on in ``test_step``, inside ``torch.enable_grad()``;
-#   closed with the label "working as intended";
+#   reporter found inference mode on in ``test_step``, inside ``torch.enable_grad()``,
+#   and off in training and validation; closed with the label "working as intended";
 # - `Lightning-AI/pytorch-lightning#17653
 #   <https://github.com/Lightning-AI/pytorch-lightning/issues/17653>`__: forces computed as
 #   the gradient of an energy in validation and test steps; a maintainer suggests

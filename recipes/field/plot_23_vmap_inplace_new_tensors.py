@@ -176,8 +176,9 @@ assert torch.equal(vmap(shifted, in_dims=(0, None))(x, offset), x + offset)
 #   operation" error, which advises ``new_empty`` on the input meanwhile, and shows
 #   that which input to call it on depends on which one is mapped;
 # - `pytorch/functorch#105 <https://github.com/pytorch/functorch/issues/105>`__:
-#   per-sample gradients with ``vmap`` failing with the same error for ``copy_``,
-#   explained with a tensor made by ``torch.randn(5)`` inside the function;
+#   per-sample gradients with ``vmap`` failing with an older wording of the same
+#   error, naming ``aten::copy_``, which a maintainer explains with a tensor made by
+#   ``torch.randn(5)`` inside the function;
 # - `pytorch/pytorch#115989 <https://github.com/pytorch/pytorch/issues/115989>`__:
 #   a request for a way to create batched tensors inside ``vmap``, from a matrix made
 #   with ``torch.zeros`` and filled by slice assignment.

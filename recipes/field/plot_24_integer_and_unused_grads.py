@@ -7,9 +7,9 @@ Saves you from asking autograd for a gradient it has no way to compute.
 Only floating-point and complex tensors can require grad: asking it of an
 integer tensor raises an error, worded three ways. An integer result of a tensor
 that requires grad (``.long()``, ``argmax``) does not require grad, and
-nothing says so until ``backward()`` fails or a gradient stays ``None``. And
-``torch.autograd.grad`` refuses an input the output was not computed from,
-unless given ``allow_unused=True``.
+nothing says so until ``backward()`` fails or a gradient stays ``None``. And by
+default ``torch.autograd.grad`` refuses an input the output was not computed
+from; with ``allow_unused=True`` it returns ``None`` for it.
 """
 
 # %%

@@ -14,7 +14,7 @@ FOLDER``, which copies those files into FOLDER for the Pages workflow to push to
 (``--branch`` prints the branch's name): a link and the pushed files cannot disagree.
 
 Beside the link, the page says which torch it was checked with (the installed torch of this
-build, project.torch_version) and that Colab's may be newer, with a link to the versions page.
+build, project.torch_version) and that Colab's may be another release, with a link to the versions page.
 """
 
 import shutil
@@ -66,7 +66,7 @@ def add_colab_link(app, doctree, docname):
         return  # notebook_download warns when a notebook page has no executed notebook
     para = nodes.paragraph(classes=[LINK_CLASS])
     para += nodes.reference("", _("Open in Colab"), refuri=colab_url(app.config, found[0]))
-    said = _("Checked with torch %(torch)s; Colab's torch may be newer (see %(versions)s).") % {
+    said = _("Checked with torch %(torch)s; Colab's torch may be another release (see %(versions)s).") % {
         "torch": torch_version(),
         "versions": VERSIONS_SLOT,
     }
