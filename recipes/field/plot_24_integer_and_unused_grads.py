@@ -67,8 +67,11 @@ with expect_error(RuntimeError, "Only Tensors of floating point and complex dtyp
 # The fix: floats for what you train, no grad for integer data
 # ------------------------------------------------------------
 # A value you train is a float (``1.0``, or ``dtype=torch.float32``). Integer
-# data a module keeps (indices, masks) can be a parameter that does not
-# require grad, or a buffer.
+# data a module keeps (indices, masks) is best a buffer (``register_buffer``).
+# A parameter that does not require grad holds it too, but a later
+# ``module.requires_grad_()`` (unfreezing a model) raises "only Tensors of
+# floating point dtype can require gradients" on it; a buffer stays out of
+# ``requires_grad_()`` and of the optimizer's parameters.
 counts = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 table = torch.nn.Parameter(torch.tensor([1, 2, 3]), requires_grad=False)
 print("float:", counts.requires_grad, "| integer parameter:", table.requires_grad)
