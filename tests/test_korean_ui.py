@@ -23,6 +23,8 @@ QUOTED = re.compile(r"[\"“'‘][^\"”'’]*[\"”'’]")
 ENGLISH = re.compile(r"[A-Za-z][A-Za-z'’]+(?:[ /][A-Za-z][A-Za-z'’]*)+")
 ALLOWED = re.compile(
     r"^(Autograd Recipes|PyTorch Korea|Python float|Python|Jupyter|autograd-recipes|dL/d[Wyb])$"
+    r"|^(Hugging Face|AOT Autograd|minGPT DDP)$"  # names of projects, as the threads name them
+    r"|^[\w.-]+/[\w./-]+$"  # a repository (pytorch/pytorch) or a file's path (loops/utilities)
     r"|^[a-z -]+$"  # a gloss: "(leaf tensor)", "computational graph"
 )
 SEARCH_WITH_RESULTS = KOREAN_SEARCH.removeprefix("ko/")  # "search.html?q=텐서"

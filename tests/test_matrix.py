@@ -543,9 +543,11 @@ def test_built_pages_carry_the_matrix(built_site, lang):
     recorded = [p.stem.removeprefix("torch-") for p in (ROOT / "docs" / "matrix").glob("torch-*.json")]
     assert 'class="torch-matrix"' in versions and all(f">{r}</th>" in versions for r in recorded)
     assert 'class="torch-matrix-evidence"' in versions
-    # at most 3.4 KB a row, the whole page (one copy of the evidence per cell made 75 rows 435 KB)
+    # at most 4 KB a row, the whole page: one copy of the evidence per cell made 75 rows 435 KB
+    # (5.8 KB a row); the Korean page, its sentences three bytes a syllable, is 3.6 KB a row
+    # with the claims whose evidence differs on many releases
     rows = sum(len(h) for h in matrix_data.current_hashes().values())
-    assert len(versions.encode("utf-8")) < 3_400 * rows
+    assert len(versions.encode("utf-8")) < 4_000 * rows
     assert 'class="torch-matrix-summary"' in (html / "index.html").read_text(encoding="utf-8")
     pages = [f"{PROJECT.recipe_docname(p)}.html" for p in matrix_data.recipe_paths()]
     for page in pages + [f"{p.stem}.html" for p in matrix_data.notebook_paths()]:

@@ -2,8 +2,7 @@
 
 What goes under a page's lede is ordered here, in ``UNDER_LEDE``, whichever extension
 adds its part and at whichever event: the downloads line (here), a notebook's download
-(pages/notebook_download.py), the "Open in Colab" line (publish/colab.py), the versions
-banner (matrix/torch_matrix.py). Each
+(pages/notebook_download.py), the versions banner (matrix/torch_matrix.py). Each
 calls ``add_under_lede``.
 
 sphinx-gallery opens each recipe page with a note, "Go to the end to download the
@@ -36,7 +35,7 @@ def _downloads(doctree):
 
 
 # the parts under a page's lede, by class, in the order a reader meets them
-UNDER_LEDE = ("page-downloads", "notebook-download", "colab-link", "torch-versions")
+UNDER_LEDE = ("page-downloads", "notebook-download", "torch-versions")
 
 
 def _part(node):

@@ -13,7 +13,8 @@ the build made), read by the links here and by ``python -m autograd_recipes.publ
 FOLDER``, which copies those files into FOLDER for the Pages workflow to push to the branch
 (``--branch`` prints the branch's name): a link and the pushed files cannot disagree.
 
-Beside the link, the page says which torch it was checked with (the installed torch of this
+The link ends the page (under its lede, it pushed a Korean recipe's first case below a
+phone's first screen, by up to 70 px). Beside the link, the page says which torch it was checked with (the installed torch of this
 build, project.torch_version) and that Colab's may be another release, with a link to the versions page.
 """
 
@@ -26,11 +27,10 @@ from docutils import nodes
 from sphinx.locale import _  # Korean for these strings: locales/ko/LC_MESSAGES/sphinx.po
 
 from autograd_recipes.matrix.matrix_html import VERSIONS_DOC
-from autograd_recipes.pages import first_screen
 from autograd_recipes.project import PROJECT, torch_version
 
 COLAB = "https://colab.research.google.com/github"
-LINK_CLASS = "colab-link"  # one of first_screen.UNDER_LEDE
+LINK_CLASS = "colab-link"
 VERSIONS_SLOT = "\x00versions\x00"  # where the versions page's link goes in the sentence
 
 
@@ -58,7 +58,7 @@ def _versions_link(app, docname):
 
 
 def add_colab_link(app, doctree, docname):
-    """Under the lede of a page that has a notebook on the branch. When the page is written, not
+    """At the end of a page that has a notebook on the branch. When the page is written, not
     read: the repository and the branch change what is written, and a rebuild reads no page again."""
     found = branch_files().get(docname)
     section = next(iter(doctree.findall(nodes.section)), None)
@@ -75,7 +75,7 @@ def add_colab_link(app, doctree, docname):
     if VERSIONS_DOC in app.env.all_docs:
         para += _versions_link(app, docname)
     para += nodes.Text(after)
-    first_screen.add_under_lede(section, para)
+    section += para  # the page's end: on a phone, the first screen holds the lede and the first case
 
 
 def copy_notebooks(folder, project=PROJECT):
