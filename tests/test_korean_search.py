@@ -208,7 +208,7 @@ console.log(JSON.stringify({
 
 # Titles avoid the searched words: the index page's toctree repeats them.
 PAGES = {
-    "index": "색인\n====\n\n.. toctree::\n\n   inplace\n   install\n   counter\n   versions\n",
+    "index": "색인\n====\n\n.. toctree::\n\n   inplace\n   install\n   counter\n   versions\n   guide\n   checks\n",
     "inplace": (
         "주의\n====\n\n텐서를 제자리에서 바꾸는 연산은 변화도를 망칠 수 있다. no_grad는 추적을 끈다.\n"
     ),
@@ -217,6 +217,10 @@ PAGES = {
     # which Sphinx scores above the text) on the other
     "counter": "계수\n====\n\n버전 카운터는 뷰를 만들면 늘어난다.\n",
     "versions": "버전 목록\n=========\n\n모든 torch 버전: 버전마다 다르다.\n",
+    # 검증 in a section title of one page and in the other's own title: Sphinx scores both
+    # 15 and orders them by title (가이드 first); the page named for it should come first
+    "guide": "가이드\n======\n\n검증 절차\n----------\n\n절차를 따른다.\n",
+    "checks": "검증 안내\n==========\n\n검증은 빠르다.\n",
 }
 
 
@@ -295,12 +299,9 @@ console.log(JSON.stringify(queries.map((q) =>
             assert inplace in ([files] if isinstance(files, int) else files), (query, term)
 
 
-@needs_node
-def test_search_page_ranks_pages_with_every_word_first(korean_site, tmp_path):
-    """Sphinx's own searchtools.js (its search, not its page) and the built language_data.js:
-    a page lacking a 2-syllable query word comes after every page that has all of them."""
-    out, code, log = korean_site
-    assert code == 0, log
+def search_page_results(out, tmp_path, queries):
+    """{query: docnames of its results} from Sphinx's own searchtools.js (its search, not its
+    page) and the built language_data.js, in searchtools.js's order (the first shown last)."""
     static = out / "_static"
     script = (
         "globalThis.window = globalThis;\n"
@@ -315,6 +316,15 @@ const queries = JSON.parse(require("fs").readFileSync(0, "utf8"));
 console.log(JSON.stringify(queries.map((q) => Search._performSearch(...Search._parseQuery(q)).map((r) => r[0]))));
 """
     )
+    return dict(zip(queries, run_node(script, tmp_path, queries)))
+
+
+@needs_node
+def test_search_page_ranks_pages_with_every_word_first(korean_site, tmp_path):
+    """Sphinx's own searchtools.js (its search, not its page) and the built language_data.js:
+    a page lacking a 2-syllable query word comes after every page that has all of them."""
+    out, code, log = korean_site
+    assert code == 0, log
     queries = [
         "버전 카운터",
         "카운터 버전",
@@ -325,7 +335,7 @@ console.log(JSON.stringify(queries.map((q) => Search._performSearch(...Search._p
         "버전카운터는",
         "카운터버전",
     ]
-    found = dict(zip(queries, run_node(script, tmp_path, queries)))
+    found = search_page_results(out, tmp_path, queries)
     # results come last first: searchtools.js shows them from the end of the list
     assert found["버전 카운터"][-1] == "counter", found
     assert found["카운터 버전"][-1] == "counter", found
@@ -335,3 +345,16 @@ console.log(JSON.stringify(queries.map((q) => Search._performSearch(...Search._p
     # typed without the page's space: 전카 is on no page, 카운터버전's 터버 neither
     assert found["버전카운터"] == found["버전카운터는"] == ["counter"]
     assert found["카운터버전"] == ["counter"]
+
+
+@needs_node
+def test_search_page_ranks_a_page_named_for_the_word_above_one_with_it_in_a_section_title(
+    korean_site, tmp_path
+):
+    """Pages Sphinx scores the same (the word in some title of each) are ordered by where
+    the word is: the page's own title first, then a section title."""
+    out, code, log = korean_site
+    assert code == 0, log
+    found = search_page_results(out, tmp_path, ["검증", "검증을"])
+    assert found["검증"][-2:] == ["guide", "checks"], found  # shown last first
+    assert found["검증을"][-2:] == ["guide", "checks"], found

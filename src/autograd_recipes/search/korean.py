@@ -42,6 +42,9 @@ Queries of several words: searchtools.js lets a page miss any query word shorter
 than 3 characters (meant for English "a", "of"), which for Korean's 2-syllable
 words (버전 카운터) turned the query into an OR. korean_stemmer.js ranks the pages
 holding every Hangul query word (and every other word Sphinx requires) first.
+Pages Sphinx scores the same (it takes a page's best word alone, and orders ties by
+title) are ordered by where the query words are: in the page's own title, then in one
+of its section titles (koreanTitlesFirst, from the index's titles and alltitles).
 
 The "no results" text of the search page: Sphinx's searchtools.js shows
 ``Documentation.gettext("Your search did not match any documents…")`` from

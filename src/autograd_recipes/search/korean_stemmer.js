@@ -70,7 +70,8 @@ var koreanBigramWays = (term, index) => {
  */
 if (typeof Search !== "undefined" && Search.performTermsSearch) {
   const hangul = /^[\uac00-\ud7a3]+$/;
-  const byWords = Search.performTermsSearch;
+  const bySphinx = Search.performTermsSearch;
+  const byWords = (terms, excluded) => koreanTitlesFirst(bySphinx(terms, excluded), terms, Search._index);
   Search.performTermsSearch = (searchTerms, excludedTerms) => {
     const results = byWords(searchTerms, excludedTerms);
     const index = Search._index;
@@ -140,4 +141,53 @@ var koreanEveryWordFirst = (results, searchTerms, index) => {
   const floor = Math.min(...full.map((result) => result[4]));
   part.forEach((result) => (result[4] = (floor * share(result)) / 2)); // below every page with all the words
   return full.concat(part);
+};
+
+/* The terms a title holds, as the index stems it: each word stemmed, the one-syllable stem
+ * of a word whose rest is a particle (뷰를 → 뷰), and the bigrams of its Hangul words. */
+var koreanTitleTerms = (title) => {
+  const stemmer = (koreanTitleTerms.stemmer ||= new Stemmer());
+  const out = new Set();
+  for (const word of splitQuery(title)) {
+    out.add(stemmer.stemWord(word.toLowerCase()));
+    if (/^[\uac00-\ud7a3]+$/.test(word)) {
+      if (word.length >= 2 && KOREAN_PARTICLES.includes(word.slice(1))) out.add(word[0]);
+      if (word.length > 1) koreanBigrams(word).forEach((gram) => out.add(gram));
+    }
+  }
+  return out;
+};
+
+/*
+ * results, each page's score raised by less than 1 for the query words in its titles:
+ * searchtools.js scores a page by its best word alone (15 for a word in any of its
+ * titles, 5 in its text) and orders equal scores by title, so a page whose own title
+ * names the word sat below pages that name it in one section title, or, for a word every
+ * page holds, anywhere. Each query word counts 1 in the page's title, 1/2 in one of its
+ * section titles only (Sphinx's alltitles); the raise is 0.9 times their mean, so it
+ * only orders pages searchtools.js scores the same.
+ */
+var koreanTitlesFirst = (results, searchTerms, index) => {
+  const terms = [...searchTerms];
+  if (!terms.length || !results.length) return results;
+  if (koreanTitlesFirst.index !== index) {
+    // per file, the terms of its own title and of its section titles; once per index
+    koreanTitlesFirst.index = index;
+    koreanTitlesFirst.own = index.titles.map((title) => koreanTitleTerms(title || ""));
+    koreanTitlesFirst.sections = index.titles.map(() => new Set());
+    for (const [title, found] of Object.entries(index.alltitles || {}))
+      for (const [file, id] of found)
+        if (id !== null) koreanTitleTerms(title).forEach((term) => koreanTitlesFirst.sections[file].add(term));
+  }
+  const { own, sections } = koreanTitlesFirst;
+  for (const result of results) {
+    const file = index.docnames.indexOf(result[0]);
+    if (file < 0) continue;
+    const weight = terms.reduce(
+      (sum, term) => sum + (own[file].has(term) ? 1 : sections[file].has(term) ? 0.5 : 0),
+      0,
+    );
+    result[4] += (0.9 * weight) / terms.length;
+  }
+  return results;
 };
