@@ -161,7 +161,8 @@ def test_the_errors_page_is_one_group_per_family_each_with_its_message_meaning_f
 ):
     """Built: a jump list linking every group first; each group has its message in a block
     with a copy button, its meaning and fix in this page's language, links to the pages
-    that explain it, and every printed message folded in a closed disclosure."""
+    that explain it (each situation folded under its nodes), and every printed message folded
+    in a closed disclosure."""
     project, code, output = built_site
     assert code == 0, output
     page = (project / "build/html" / lang / "errors.html").read_text(encoding="utf-8")
@@ -187,6 +188,12 @@ def test_the_errors_page_is_one_group_per_family_each_with_its_message_meaning_f
             "no page linked",
         )
         assert '<details class="error-wordings"><summary>' in body and "<details open" not in body, anchor
+    # each situation folded under its nodes: the page stays a few screens on a phone
+    situations = re.findall(
+        r'<div class="error-situation">\s*(<details[^>]*>)<summary class="error-nodes">', page
+    )
+    assert len(situations) == page.count('<div class="error-situation">') >= 4, situations
+    assert set(situations) == {"<details>"}, situations
     first_title = re.sub(r"<[^>]+>", "", sections[0][1])
     assert "one of the variables needed" in re.sub(r"<[^>]+>", "", sections[0][2])  # the version error first
     assert first_title

@@ -45,7 +45,13 @@ class error_family(nodes.General, nodes.Element):
 
 
 class error_situation(nodes.General, nodes.Element):
-    """A situation's sentence; the build adds its nodes and its pages' links."""
+    """A situation's sentence; the build adds its nodes and its pages' links. In HTML, a
+    disclosure whose summary is its nodes (``situation_nodes``): a reader picks the node
+    of the message they have, and the page stays a few screens on a phone."""
+
+
+class situation_nodes(nodes.Part, nodes.TextElement):
+    """The node names of a situation, the summary of its disclosure."""
 
 
 class ErrorFamily(SphinxDirective):
@@ -167,9 +173,26 @@ def _depart(self, node):
     self.body.append("</div>\n")
 
 
+def _visit_situation(self, node):
+    self.body.append(self.starttag(node, "div", CLASS="error-situation") + "<details>")
+
+
+def _depart_situation(self, node):
+    self.body.append("</details></div>\n")
+
+
+def _visit_summary(self, node):
+    self.body.append(self.starttag(node, "summary", "", CLASS="error-nodes"))
+
+
+def _depart_summary(self, node):
+    self.body.append("</summary>\n")
+
+
 def setup(app):
     app.add_node(error_family, html=(_visit("error-family"), _depart))
-    app.add_node(error_situation, html=(_visit("error-situation"), _depart))
+    app.add_node(error_situation, html=(_visit_situation, _depart_situation))
+    app.add_node(situation_nodes, html=(_visit_summary, _depart_summary))
     app.add_directive("error-family", ErrorFamily)
     app.add_directive("error-situation", ErrorSituation)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

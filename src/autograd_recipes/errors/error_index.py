@@ -344,8 +344,9 @@ def _page_links(app, docname, places, label=None):
 
 def _fill_family(app, docname, family, members, situations, state, shown, elsewhere):
     """A family as a reader uses it: its commonest message (a copy button's block), its
-    prose as written, each situation with its nodes and pages, the pages that explain it,
-    then every message of the family with its wordings, folded."""
+    prose as written, each situation folded under its nodes (its sentence and pages
+    inside), the pages that explain it, then every message of the family with its
+    wordings, folded."""
     env = app.env
     if not members:
         return
@@ -358,7 +359,7 @@ def _fill_family(app, docname, family, members, situations, state, shown, elsewh
     family.insert(0, block)
     for situation, docs in situations:
         names = [error_families.NO_NODE] if situation["no_node"] else situation["nodes"]
-        lead = nodes.paragraph(classes=["error-nodes"])
+        lead = error_families.situation_nodes()
         if situation["no_node"]:
             lead += nodes.Text(_("No node named:"))
         else:
@@ -391,9 +392,7 @@ def _fill_family(app, docname, family, members, situations, state, shown, elsewh
             "", _("Explained in:") + " ", *_page_links(app, docname, places), classes=["error-pages"]
         )
     count = len(members)
-    summary = _("Its message as each page printed it, and its wordings on other releases ({count})").format(
-        count=count
-    )
+    summary = _("Its messages as printed ({count})").format(count=count)
     family += nodes.raw(
         "", f'<details class="error-wordings"><summary>{html.escape(summary)}</summary>', format="html"
     )
@@ -474,7 +473,7 @@ def situation_sentence(situation):
     return " ".join(
         " ".join(p.astext().split())
         for p in situation.findall(nodes.paragraph)
-        if not {"error-nodes", "error-pages"} & set(p.get("classes", []))
+        if "error-pages" not in p.get("classes", [])
     )
 
 
