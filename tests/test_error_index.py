@@ -266,7 +266,9 @@ def entry_blocks(page):
     folded list in turn; and each family's message block, with the links its family gives."""
     blocks = []
     for family in page.split('<div class="error-family">')[1:]:
-        family = family.split("</details>")[0]
+        # up to the end of the folded list of messages (the node sections fold before it)
+        head, fold, rest = family.partition('<details class="error-wordings"')
+        family = head + fold + rest.split("</details>")[0]
         start = family.index('<ul class="error-index')
         items = re.split(r'(?=<li><p><code class="error-message)', family[start:])
         blocks += [
