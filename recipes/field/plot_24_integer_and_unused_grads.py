@@ -67,14 +67,32 @@ with expect_error(RuntimeError, "Only Tensors of floating point and complex dtyp
 # The fix: floats for what you train, no grad for integer data
 # ------------------------------------------------------------
 # A value you train is a float (``1.0``, or ``dtype=torch.float32``). Integer
-# data a module keeps (indices, masks) is best a buffer (``register_buffer``).
-# A parameter that does not require grad holds it too, but a later
-# ``module.requires_grad_()`` (unfreezing a model) raises "only Tensors of
-# floating point dtype can require gradients" on it; a buffer stays out of
-# ``requires_grad_()`` and of the optimizer's parameters.
+# data a module keeps (indices, masks) is best a buffer (``register_buffer``):
+# ``module.requires_grad_()``, as when you unfreeze a model, leaves it alone,
+# and the optimizer never sees it.
 counts = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-table = torch.nn.Parameter(torch.tensor([1, 2, 3]), requires_grad=False)
-print("float:", counts.requires_grad, "| integer parameter:", table.requires_grad)
+model = torch.nn.Linear(3, 1)
+model.register_buffer("table", torch.tensor([1, 2, 3]))
+model.requires_grad_()
+print("float:", counts.requires_grad, "| integer buffer:", model.table.requires_grad)
+print("parameters the optimizer gets:", [name for name, _ in model.named_parameters()])
+# sphinx_gallery_start_ignore
+assert counts.requires_grad and not model.table.requires_grad and model.table.dtype == torch.int64
+assert [name for name, _ in model.named_parameters()] == ["weight", "bias"]
+# sphinx_gallery_end_ignore
+
+# %%
+# A parameter that does not require grad holds integer data too, until that
+# same ``requires_grad_()`` reaches it:
+frozen = torch.nn.Linear(3, 1)
+frozen.register_parameter("table", torch.nn.Parameter(torch.tensor([1, 2, 3]), requires_grad=False))
+
+# %%
+
+# sphinx_gallery_start_ignore
+with expect_error(RuntimeError, "only Tensors of floating point dtype can require gradients"):
+    # sphinx_gallery_end_ignore
+    frozen.requires_grad_()
 
 # %%
 # Pitfall 2: integer results drop ``requires_grad`` silently
