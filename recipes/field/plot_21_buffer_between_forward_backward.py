@@ -22,11 +22,13 @@ between a forward pass and its backward pass.
 # this process's module, in place, before each forward pass. (torch 2.13.0's
 # ``DistributedDataParallel`` makes its own copy inside
 # ``torch.autograd._unsafe_preserve_version_counter``, `in its source
-# <https://github.com/pytorch/pytorch/blob/v2.13.0/torch/nn/parallel/distributed.py>`__,
-# which keeps the version counters from counting that write; this page does not
-# run it.) The discriminator ``D`` scores fake samples, then real ones, and one
-# backward pass follows. Each error on this page is raised when the page is built, and
-# the build checks its type and message (the downloadable script shows how).
+# <https://github.com/pytorch/pytorch/blob/v2.13.0/torch/nn/parallel/distributed.py>`__;
+# this page does not run ``DistributedDataParallel``, so it does not show
+# whether that copy still moves the buffers' version counters and fails.) The
+# discriminator ``D`` scores fake samples,
+# then real ones, and one backward pass follows. Each error on this page is
+# raised when the page is built, and the build checks its type and message (the
+# downloadable script shows how).
 
 import copy
 

@@ -13,8 +13,8 @@ the build made), read by the links here and by ``python -m autograd_recipes.publ
 FOLDER``, which copies those files into FOLDER for the Pages workflow to push to the branch
 (``--branch`` prints the branch's name): a link and the pushed files cannot disagree.
 
-The link ends the page (under its lede, it pushed a Korean recipe's first case below a
-phone's first screen, by up to 70 px). Beside the link, the page says which torch it was checked with (the installed torch of this
+The link ends the page: under its lede it would push a Korean recipe's first case below a
+phone's first screen. Beside the link, the page says which torch it was checked with (the installed torch of this
 build, project.torch_version) and that Colab's may be another release, with a link to the versions page.
 """
 
